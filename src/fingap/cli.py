@@ -1,0 +1,111 @@
+"""The ``fingap`` command line: the pipeline's stages for people, plus ``search``.
+
+Stage commands run the project's own ``stages/<name>.py`` (the same code DVC runs), so run them
+from the repository root; ``dvc repro`` remains the way to run the pipeline with caching.
+"""
+
+from __future__ import annotations
+
+import runpy
+import sys
+from pathlib import Path
+
+import typer
+
+app = typer.Typer(help="fingap: retrieval-gap pipeline for financial QA (FinanceBench).",
+                  no_args_is_help=True, add_completion=False)
+
+
+def _run_stage(name: str, *args: str) -> None:
+    script = Path("stages") / f"{name}.py"
+    if not script.exists():
+        typer.echo(f"error: {script} not found; run fingap from the repository root", err=True)
+        raise typer.Exit(2)
+    sys.argv = [str(script), *args]
+    runpy.run_path(str(script), run_name="__main__")
+
+
+@app.command()
+def corpus() -> None:
+    """Locate and validate FinanceBench; write the manifest and questions."""
+    _run_stage("corpus")
+
+
+@app.command()
+def extract() -> None:
+    """Extract PDF pages with PyMuPDF and check gold alignment."""
+    _run_stage("extract")
+
+
+@app.command()
+def chunk() -> None:
+    """Split pages into token windows (chunk.size / chunk.overlap)."""
+    _run_stage("chunk")
+
+
+@app.command()
+def index(method: str = typer.Argument(..., help="bm25 or dense")) -> None:
+    """Build a chunk index."""
+    _run_stage("index", method)
+
+
+@app.command()
+def retrieve(method: str = typer.Argument(..., help="bm25 or dense")) -> None:
+    """Write run files of one method under every condition."""
+    _run_stage("retrieve", method)
+
+
+@app.command()
+def evaluate() -> None:
+    """Score the runs; write reports/metrics.json and reports/retrieval.md."""
+    _run_stage("evaluate")
+
+
+@app.command()
+def track() -> None:
+    """Log the pipeline's results to MLflow."""
+    _run_stage("track")
+
+
+@app.command()
+def search(
+    question: str = typer.Argument(..., help="the question to search for"),
+    doc: str = typer.Option(None, "--doc", help="restrict to one document (e.g. 3M_2018_10K)"),
+    method: str = typer.Option("bm25", "--method", help="bm25 or dense"),
+    k: int = typer.Option(5, "-k", help="number of chunks to show"),
+    width: int = typer.Option(300, "--width", help="characters of chunk text to print"),
+) -> None:
+    """Print the top chunks for a question, with doc, page and score."""
+    import numpy as np
+
+    from .io import read_jsonl
+    from .params import load_params, section
+    from .pipeline import load_retriever
+
+    chunks_path, index_dir = Path("data/chunks/chunks.jsonl"), Path(f"data/indexes/{method}")
+    if not index_dir.exists() or not chunks_path.exists():
+        typer.echo(f"error: {index_dir} or {chunks_path} missing; run `dvc repro` first", err=True)
+        raise typer.Exit(2)
+    params = load_params()
+    retriever = load_retriever(method, section(params, method), index_dir,
+                               Path("data/cache/embeddings.sqlite"))
+    chunks = {c["chunk_id"]: c for c in read_jsonl(chunks_path)}
+    allowed = None
+    if doc:
+        rows = np.array([i for i, c in enumerate(retriever.ids) if chunks[c]["doc"] == doc])
+        if len(rows) == 0:
+            typer.echo(f"error: no chunks for document {doc!r}", err=True)
+            raise typer.Exit(2)
+        allowed = {"q": rows}
+    for rank, (cid, score) in enumerate(retriever.search({"q": question}, k, allowed)["q"], 1):
+        c = chunks[cid]
+        text = " ".join(c["text"].split())[:width]
+        typer.echo(f"{rank}. {c['doc']}  page {c['page']}  score {score:.4f}  [{cid}]\n   {text}\n")
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

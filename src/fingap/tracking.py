@@ -1,0 +1,115 @@
+"""MLflow tracking: one parent run per pipeline execution, one child per method x condition.
+
+The default store is ``sqlite:///<repo>/mlflow.db`` with artifacts under ``<repo>/mlartifacts``,
+so ``mlflow ui`` run from the repository shows everything with no server;
+``MLFLOW_TRACKING_URI`` points at a shared server instead.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import subprocess
+from pathlib import Path
+
+DEFAULT_DB = "mlflow.db"
+
+
+class TrackingUnavailable(RuntimeError):
+    pass
+
+
+def tracking_uri(root: Path) -> str:
+    return os.environ.get("MLFLOW_TRACKING_URI") or f"sqlite:///{(root / DEFAULT_DB).resolve()}"
+
+
+def check_tracking(root: Path, timeout: float = 5.0) -> str:
+    """Fail fast, before any work, if a configured remote tracking server cannot be reached."""
+    uri = tracking_uri(root)
+    if uri.startswith(("http://", "https://")):
+        import urllib.error
+        import urllib.request
+
+        url = uri.rstrip("/") + "/health"
+        try:
+            with urllib.request.urlopen(url, timeout=timeout) as r:  # noqa: S310 (user's URI)
+                if r.status != 200:
+                    raise TrackingUnavailable(f"MLflow server {uri} answered {r.status} on /health")
+        except (urllib.error.URLError, OSError) as e:
+            raise TrackingUnavailable(
+                f"MLflow tracking server {uri} (from MLFLOW_TRACKING_URI) is unreachable: {e}. "
+                "Start it, or unset MLFLOW_TRACKING_URI to use the local store."
+            ) from None
+    return uri
+
+
+def metric_key(name: str) -> str:
+    """MLflow metric names allow [A-Za-z0-9_-. /:]; 'PageRec@5' becomes 'PageRec_at_5'."""
+    return re.sub(r"[^A-Za-z0-9_\-. /:]", "_", name.replace("@", "_at_"))
+
+
+def flatten(d: dict, prefix: str = "") -> dict[str, object]:
+    out: dict[str, object] = {}
+    for k, v in d.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, dict):
+            out.update(flatten(v, key + "."))
+        else:
+            out[key] = v
+    return out
+
+
+def git_commit(root: Path) -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,
+                              text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def dataset_digest(manifest: dict) -> str:
+    h = hashlib.sha256()
+    for name, digest in sorted(manifest["files"].items()):
+        h.update(f"{name}\0{digest}\n".encode())
+    return h.hexdigest()
+
+
+def log_pipeline(root: Path, experiment: str, params: dict, metrics: dict, manifest: dict,
+                 per_question_dir: Path, report_files: list[Path]) -> str:
+    """Log one pipeline execution; returns the parent run id."""
+    import mlflow
+
+    uri = check_tracking(root)
+    mlflow.set_tracking_uri(uri)
+    if mlflow.get_experiment_by_name(experiment) is None:
+        location = None
+        if uri.startswith("sqlite:"):
+            location = (root / "mlartifacts").resolve().as_uri()
+        mlflow.create_experiment(experiment, artifact_location=location)
+    mlflow.set_experiment(experiment)
+    tags = {
+        "git_commit": git_commit(root),
+        "dataset_sha256": dataset_digest(manifest),
+        "questions_sha256": manifest["files"].get("data/financebench_open_source.jsonl", ""),
+        "n_evaluated": str(manifest["questions"]["n_evaluated"]),
+        "n_missing_doc": str(manifest["questions"]["n_missing_doc"]),
+    }
+    methods = [m for m, v in metrics.items() if isinstance(v, dict) and "standard" in v]
+    with mlflow.start_run(run_name="pipeline", tags=tags) as parent:
+        mlflow.log_params({k: str(v)[:6000] for k, v in flatten(params).items()})
+        for path in report_files:
+            if path.exists():
+                mlflow.log_artifact(str(path))
+        for method in methods:
+            for cond, row in metrics[method].items():
+                values = {metric_key(k): float(v) for k, v in row.items()}
+                mlflow.log_metrics({f"{method}.{cond}.{k}": v for k, v in values.items()})
+                with mlflow.start_run(run_name=f"{method}/{cond}", nested=True,
+                                      tags={"method": method, "condition": cond, **tags}):
+                    mlflow.log_params({"method": method, "condition": cond})
+                    mlflow.log_metrics(values)
+                    pq = per_question_dir / f"{method}__{cond}.jsonl"
+                    if pq.exists():
+                        mlflow.log_artifact(str(pq))
+        return parent.info.run_id

@@ -1,0 +1,20 @@
+"""DVC stage: metrics per question, reports/metrics.json and reports/retrieval.md."""
+
+from pathlib import Path
+
+from fingap.params import section
+from fingap.pipeline import run_evaluate
+from fingap.stagekit import stage
+
+
+def main() -> None:
+    with stage("evaluate") as params:
+        run_evaluate(section(params, "evaluate"), Path("data/corpus"),
+                     Path("data/chunks/chunks.jsonl"), Path("data/runs"),
+                     Path("reports/extract.json"), Path("reports/chunks.json"),
+                     Path("reports/metrics.json"), Path("reports/breakdown.json"),
+                     Path("reports/per_question"), Path("reports/retrieval.md"))
+
+
+if __name__ == "__main__":
+    main()

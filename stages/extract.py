@@ -1,0 +1,17 @@
+"""DVC stage: PyMuPDF page extraction, extraction errors and the gold-alignment check."""
+
+from pathlib import Path
+
+from fingap.params import section
+from fingap.pipeline import run_extract
+from fingap.stagekit import stage
+
+
+def main() -> None:
+    with stage("extract") as params:
+        run_extract(section(params, "extract"), section(params, "corpus"), Path("data/corpus"),
+                    Path("data/pages"), Path("reports/extract.json"))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,20 @@
+"""DVC stage: build one chunk index (``python stages/index.py bm25|dense``)."""
+
+import sys
+from pathlib import Path
+
+from fingap.params import section
+from fingap.pipeline import run_index
+from fingap.stagekit import stage
+
+EMBEDDING_CACHE = Path("data/cache/embeddings.sqlite")
+
+
+def main(method: str) -> None:
+    with stage(f"index_{method}") as params:
+        run_index(method, section(params, method), Path("data/chunks/chunks.jsonl"),
+                  Path(f"data/indexes/{method}"), EMBEDDING_CACHE)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

@@ -1,0 +1,24 @@
+"""DVC stage: log the pipeline execution to MLflow (parent run + one child per method x cond)."""
+
+from pathlib import Path
+
+from fingap.io import read_json, write_json
+from fingap.params import section
+from fingap.stagekit import stage
+from fingap.tracking import log_pipeline
+
+
+def main() -> None:
+    with stage("track") as params:
+        reports = Path("reports")
+        run_id = log_pipeline(
+            Path("."), section(params, "track")["experiment"], params,
+            read_json(reports / "metrics.json"), read_json(Path("data/corpus/manifest.json")),
+            reports / "per_question",
+            [reports / "metrics.json", reports / "breakdown.json", reports / "retrieval.md"],
+        )
+        write_json(reports / "mlflow_run.json", {"parent_run_id": run_id})
+
+
+if __name__ == "__main__":
+    main()

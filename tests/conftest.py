@@ -1,0 +1,99 @@
+"""Shared fixtures: a tiny FinanceBench-shaped corpus written by the tests themselves."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+# doc -> list of page texts. Every page is distinct so each question has one best page.
+TINY_DOCS = {
+    "ACME_2022_10K": [
+        "ACME Corporation Annual Report 2022. Table of Contents. Business overview and risks.",
+        "Consolidated Statement of Cash Flows. Purchases of property, plant and equipment (PP&E) "
+        "were $1,577 million in FY2022 compared with $1,373 million in FY2021.",
+        "Consolidated Statement of Income. Net sales were $32,765 million; net income was $5,363 "
+        "million. Diluted earnings per share (EPS) were $9.09.",
+        "Legal proceedings and environmental matters. The company is party to several lawsuits.",
+    ],
+    "ACME_2023Q2_10Q": [
+        "ACME Corporation Quarterly Report for the second quarter (Q2) of 2023.",
+        "Operating margin improved to 21.5% in Q2 2023 from 19.8% a year earlier.",
+        "Liquidity: cash and cash equivalents totalled $4,211 million at June 30, 2023.",
+    ],
+    "BOLT_2021_8K": [
+        "BOLT Inc. Form 8-K. Item 2.02 Results of Operations and Financial Condition.",
+        "BOLT announced a quarterly dividend of $0.42 per share payable in March 2021.",
+    ],
+}
+MISSING_DOC = "ZETA_2020_10K"  # referenced by a question, but no PDF: excluded from scoring
+
+
+def _question(qid: str, doc: str, qtype: str, question: str, answer: str, pages: list[int],
+              texts: list[str]) -> dict:
+    return {
+        "financebench_id": qid, "company": doc.split("_")[0], "doc_name": doc,
+        "question_type": qtype, "question_reasoning": "Information extraction",
+        "question": question, "answer": answer,
+        "evidence": [{"evidence_text": texts[p][:80], "doc_name": doc, "evidence_page_num": p,
+                      "evidence_text_full_page": texts[p]} for p in pages],
+    }
+
+
+def tiny_questions() -> list[dict]:
+    a, q, b = (TINY_DOCS[d] for d in ("ACME_2022_10K", "ACME_2023Q2_10Q", "BOLT_2021_8K"))
+    return [
+        _question("q1", "ACME_2022_10K", "metrics-generated",
+                  "What was ACME's FY2022 capital expenditure (purchases of PP&E)?",
+                  "$1577.00", [1], a),
+        _question("q2", "ACME_2022_10K", "domain-relevant",
+                  "What were ACME's net sales and diluted EPS in 2022?", "$32,765 million; $9.09",
+                  [2, 1, 2], a),  # multi-page gold with a duplicate entry
+        _question("q3", "ACME_2023Q2_10Q", "novel-generated",
+                  "What was ACME's operating margin in Q2 2023?", "21.5%", [1], q),
+        _question("q4", "BOLT_2021_8K", "novel-generated",
+                  "What quarterly dividend did BOLT announce?", "$0.42 per share", [1], b),
+        _question("q5", MISSING_DOC, "metrics-generated", "What was ZETA's revenue?", "$1 million",
+                  [0], ["ZETA revenue was $1 million."]),
+    ]
+
+
+def write_pdf(path: Path, pages: list[str]) -> None:
+    doc = pymupdf.open()
+    for text in pages:
+        page = doc.new_page()
+        page.insert_textbox(pymupdf.Rect(50, 50, 550, 800), text, fontsize=11)
+    doc.save(str(path))
+    doc.close()
+
+
+def make_corpus(root: Path) -> Path:
+    """Write a FinanceBench-shaped corpus (data/*.jsonl, pdfs/*.pdf) under ``root``."""
+    (root / "data").mkdir(parents=True, exist_ok=True)
+    (root / "pdfs").mkdir(exist_ok=True)
+    for doc, pages in TINY_DOCS.items():
+        write_pdf(root / "pdfs" / f"{doc}.pdf", pages)
+    with open(root / "data" / "financebench_open_source.jsonl", "w") as f:
+        for row in tiny_questions():
+            f.write(json.dumps(row) + "\n")
+    types = {"ACME_2022_10K": "10k", "ACME_2023Q2_10Q": "10q", "BOLT_2021_8K": "8k",
+             MISSING_DOC: "10k"}
+    with open(root / "data" / "financebench_document_information.jsonl", "w") as f:
+        for doc, t in types.items():
+            row = {"doc_name": doc, "company": doc.split("_")[0], "doc_type": t}
+            f.write(json.dumps(row) + "\n")
+    return root
+
+
+@pytest.fixture
+def tiny_corpus(tmp_path: Path) -> Path:
+    return make_corpus(tmp_path / "financebench")
+
+
+@pytest.fixture(scope="session")
+def minilm_tokenizer():
+    from fingap.pipeline import load_tokenizer
+
+    return load_tokenizer("minilm")

@@ -1,0 +1,121 @@
+"""End to end: the real `dvc repro` on a tiny corpus that the test writes itself."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from .conftest import make_corpus
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _run(cmd: list[str], cwd: Path, env: dict) -> str:
+    p = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise AssertionError(f"{' '.join(cmd)} failed:\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}")
+    return p.stdout + p.stderr
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    root = tmp_path_factory.mktemp("e2e")
+    proj = root / "proj"
+    proj.mkdir()
+    for name in ("dvc.yaml", "params.yaml", ".gitignore"):
+        shutil.copy(REPO / name, proj / name)
+    for name in ("stages", "src"):
+        shutil.copytree(REPO / name, proj / name,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    corpus = make_corpus(root / "financebench")
+    params = yaml.safe_load((proj / "params.yaml").read_text())
+    params["corpus"]["dir"] = str(corpus)
+    (proj / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    env = dict(os.environ)
+    env.pop("MLFLOW_TRACKING_URI", None)
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    env["DVC_NO_ANALYTICS"] = "1"
+    for cmd in (["git", "init", "-q"], ["git", "config", "user.email", "t@example.com"],
+                ["git", "config", "user.name", "test"], ["dvc", "init", "-q"],
+                ["git", "add", "-A"], ["git", "commit", "-qm", "init"]):
+        _run(cmd, proj, env)
+    log = _run(["dvc", "repro"], proj, env)
+    return proj, env, log
+
+
+def test_metrics_contract_and_oracle_page(project):
+    proj, _, _ = project
+    metrics = json.loads((proj / "reports/metrics.json").read_text())
+    assert metrics["questions"] == {"n_total": 5, "n_evaluated": 4, "n_missing_doc": 1}
+    for method in ("bm25", "dense"):
+        assert set(metrics[method]) == {"standard", "oracle_doc", "oracle_page"}
+        for row in metrics[method].values():
+            assert set(row) == {"DocRec@5", "PageRec@5", "BLEU@5", "ROUGE-L@5", "n"}
+            assert row["n"] == 4
+        assert metrics[method]["oracle_page"]["PageRec@5"] == 1.0
+        assert metrics[method]["oracle_doc"]["DocRec@5"] == 1.0
+    assert metrics["extraction"]["gold_alignment"]["rate"] == 1.0
+
+
+def test_tables_have_their_rows(project):
+    proj, _, _ = project
+    table = (proj / "reports/retrieval.md").read_text()
+    for row in ("| BM25 |", "| Dense |", "| BM25 (Oracle-Doc) |", "| Dense (Oracle-Page) |"):
+        assert row in table
+    assert "n evaluated = 4, n missing doc = 1" in table
+    assert "10K (n=2)" in table and "10Q (n=1)" in table and "8K (n=1)" in table
+    per_q = (proj / "reports/per_question/dense__standard.jsonl").read_text().splitlines()
+    assert len(per_q) == 4
+
+
+def test_mlflow_run_logged(project):
+    import mlflow
+
+    proj, _, _ = project
+    run_id = json.loads((proj / "reports/mlflow_run.json").read_text())["parent_run_id"]
+    mlflow.set_tracking_uri(f"sqlite:///{proj / 'mlflow.db'}")
+    children = mlflow.search_runs(experiment_names=["fingap"],
+                                  filter_string=f"tags.mlflow.parentRunId = '{run_id}'")
+    assert len(children) == 6  # 2 methods x 3 conditions
+
+
+def test_repro_again_reruns_nothing_and_deps_are_exact(project):
+    proj, env, _ = project
+    log = _run(["dvc", "repro"], proj, env)
+    assert "Running stage 'extract'" not in log and "Running stage 'index@dense'" not in log
+    assert "Running stage 'evaluate'" not in log
+    params = yaml.safe_load((proj / "params.yaml").read_text())
+    params["chunk"]["size"] = 64
+    params["bm25"]["k1"] = 1.2
+    (proj / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    dry = _run(["dvc", "repro", "--dry"], proj, env)
+    assert "Running stage 'chunk'" in dry and "Running stage 'index@dense'" in dry
+    assert "Running stage 'extract'" not in dry
+    params["chunk"]["size"] = 1024
+    (proj / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    dry = _run(["dvc", "repro", "--dry"], proj, env)
+    assert "Running stage 'index@bm25'" in dry
+    assert "Running stage 'index@dense'" not in dry and "Running stage 'retrieve@dense'" not in dry
+    params["bm25"]["k1"] = 1.5
+    (proj / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+
+
+def test_bad_param_fails_before_work(project):
+    proj, env, _ = project
+    params = yaml.safe_load((proj / "params.yaml").read_text())
+    bad = dict(params, chunk={"size": 128, "overlap": 128})
+    (proj / "params.yaml").write_text(yaml.safe_dump(bad, sort_keys=False))
+    try:
+        p = subprocess.run(["dvc", "repro", "chunk"], cwd=proj, env=env, capture_output=True,
+                           text=True)
+        assert p.returncode != 0
+        assert "chunk.overlap (128) must be smaller than chunk.size (128)" in p.stderr + p.stdout
+    finally:
+        (proj / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
