@@ -63,11 +63,13 @@ def model_fingerprint(name: str) -> str:
     path = Path(resolved)
     if not path.exists():
         return f"hub:{resolved}"
+    # content hash of config and weights: a fine-tuned model must never share cache keys with
+    # its base model (same sizes, different weights)
     h = hashlib.sha1()
     for f in sorted(path.rglob("*")):
         if f.is_file() and f.suffix in {".json", ".safetensors", ".bin", ".txt"}:
             h.update(str(f.relative_to(path)).encode())
-            h.update(str(f.stat().st_size).encode())
-            if f.suffix == ".json":
-                h.update(f.read_bytes())
+            with open(f, "rb") as fh:
+                while block := fh.read(1 << 22):
+                    h.update(block)
     return json.dumps({"name": path.name, "sha1": h.hexdigest()[:16]})

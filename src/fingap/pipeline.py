@@ -235,6 +235,7 @@ def run_evaluate(params: dict, corpus_out: Path, chunks_path: Path, runs_dir: Pa
     lookup = ChunkLookup([c["chunk_id"] for c in chunks], [c["doc"] for c in chunks],
                          [c["page"] for c in chunks], [c["text"] for c in chunks])
     metrics: dict = {}
+    per_question: dict[tuple[str, str], list[dict]] = {}
     by_qtype: dict = {}
     by_dtype: dict = {}
     for method in methods:
@@ -243,6 +244,7 @@ def run_evaluate(params: dict, corpus_out: Path, chunks_path: Path, runs_dir: Pa
             if not path.exists():
                 raise FileNotFoundError(f"{path}: no run for method {method!r}, condition {cond!r}")
             records = score_run(questions, read_run(path), lookup, k)
+            per_question[(method, cond)] = records
             write_jsonl(per_question_dir / f"{method}__{cond}.jsonl", records)
             metrics.setdefault(method, {})[cond] = aggregate(records, k)
             by_qtype.setdefault(method, {})[cond] = breakdown(records, "question_type", k)
@@ -256,8 +258,30 @@ def run_evaluate(params: dict, corpus_out: Path, chunks_path: Path, runs_dir: Pa
                         for key in ("n_total", "n_evaluated", "n_missing_doc")}
     out["extraction"] = read_json(extract_report)
     out["chunks"] = read_json(chunk_report)
+    out["comparisons"] = compare_runs(params, per_question, k)
     breakdowns = {"question_type": by_qtype, "doc_type": by_dtype}
     write_json(metrics_path, out)
     write_json(breakdown_path, breakdowns)
     write_text(table_path, render_retrieval_report(out, breakdowns, methods, k))
+    return out
+
+
+def compare_runs(params: dict, per_question: dict, k: int) -> dict:
+    """Paired bootstrap CIs of PageRec@k differences (``evaluate.comparisons``: [a, b] pairs),
+    as ``{"a_vs_b": {condition: {...}}}``."""
+    from .stats import paired_bootstrap
+
+    out: dict = {}
+    for pair in params.get("comparisons", []):
+        a, b = pair
+        for cond in ("standard", "oracle_doc"):
+            if (a, cond) not in per_question or (b, cond) not in per_question:
+                continue
+            ra = {r["question_id"]: r["PageRec"] for r in per_question[(a, cond)]}
+            rb = {r["question_id"]: r["PageRec"] for r in per_question[(b, cond)]}
+            qids = sorted(ra)
+            ci = paired_bootstrap([ra[q] for q in qids], [rb[q] for q in qids],
+                                  n_resamples=int(params.get("bootstrap_resamples", 10000)),
+                                  seed=int(params.get("bootstrap_seed", 0)))
+            out.setdefault(f"{a}_vs_{b}", {})[cond] = {"metric": f"PageRec@{k}", **ci}
     return out

@@ -8,7 +8,11 @@ from .conditions import CONDITIONS
 DISPLAY = {
     "bm25": "BM25",
     "dense": "Dense",
+    "page_scorer": "Learned page scorer",
+    "page_scorer_untrained": "Untrained page scorer (base model)",
 }
+# rows of the P ablation table (Annex C), not of Table 1
+ABLATION_PREFIX = "page_scorer_p"
 CONDITION_DISPLAY = {"standard": "", "oracle_doc": "Oracle-Doc", "oracle_page": "Oracle-Page"}
 DOC_TYPES = ("10K", "10Q", "8K", "EARNINGS")
 
@@ -39,8 +43,9 @@ def render_retrieval_report(metrics: dict, breakdowns: dict, methods: list[str],
         f"| Method | DocRec@{k} | PageRec@{k} | BLEU@{k} | ROUGE-L@{k} | Oracle gap | n |",
         "|---|---|---|---|---|---|---|",
     ]
+    main = [m for m in methods if not m.startswith(ABLATION_PREFIX)]
     for cond in CONDITIONS:
-        for m in methods:
+        for m in main:
             row = metrics.get(m, {}).get(cond)
             if row is None:
                 continue
@@ -56,11 +61,43 @@ def render_retrieval_report(metrics: dict, breakdowns: dict, methods: list[str],
         f"## Table 2: DocRec@{k} / PageRec@{k} by document type (standard condition)",
         "",
     ]
-    lines += _by_group_table(breakdowns["doc_type"], methods, k, DOC_TYPES)
+    lines += _by_group_table(breakdowns["doc_type"], main, k, DOC_TYPES)
     lines += ["", f"## DocRec@{k} / PageRec@{k} by question type (standard condition)", ""]
-    qtypes = sorted({g for m in methods for g in breakdowns["question_type"][m]["standard"]})
-    lines += _by_group_table(breakdowns["question_type"], methods, k, qtypes)
+    qtypes = sorted({g for m in main for g in breakdowns["question_type"][m]["standard"]})
+    lines += _by_group_table(breakdowns["question_type"], main, k, qtypes)
+    lines += _ablation_table(metrics, methods, k)
+    lines += _comparison_table(metrics.get("comparisons", {}))
     return "\n".join(lines) + "\n"
+
+
+def _ablation_table(metrics: dict, methods: list[str], k: int) -> list[str]:
+    rows = sorted((int(m[len(ABLATION_PREFIX):]), m) for m in methods
+                  if m.startswith(ABLATION_PREFIX) and m[len(ABLATION_PREFIX):].isdigit())
+    if not rows:
+        return []
+    lines = ["", "## P ablation: learned page scorer with P candidate pages (standard condition)",
+             "", f"| P | DocRec@{k} | PageRec@{k} | BLEU@{k} | ROUGE-L@{k} |",
+             "|---|---|---|---|---|"]
+    for p, m in rows:
+        r = metrics[m]["standard"]
+        lines.append(f"| {p} | {_f(r[f'DocRec@{k}'])} | {_f(r[f'PageRec@{k}'])} | "
+                     f"{_f(r[f'BLEU@{k}'])} | {_f(r[f'ROUGE-L@{k}'])} |")
+    return lines
+
+
+def _comparison_table(comparisons: dict) -> list[str]:
+    if not comparisons:
+        return []
+    lines = ["", "## Paired bootstrap 95% confidence intervals (same questions)", "",
+             "| A - B | condition | metric | mean difference | 95% CI | n |",
+             "|---|---|---|---|---|---|"]
+    for name, by_cond in comparisons.items():
+        a, b = name.split("_vs_")
+        for cond, c in by_cond.items():
+            lines.append(f"| {method_label(a)} - {method_label(b)} | {cond} | {c['metric']} | "
+                         f"{c['mean_diff']:+.3f} | [{c['ci_low']:+.3f}, {c['ci_high']:+.3f}] | "
+                         f"{c['n']} |")
+    return lines
 
 
 def _by_group_table(groups: dict, methods: list[str], k: int, names) -> list[str]:

@@ -1,0 +1,176 @@
+"""The learned page scorer of Kobeissi & Langlais: a bi-encoder fine-tuned with Multiple
+Negatives Ranking loss on (question, gold page text) pairs, one model per document-grouped fold.
+
+Page text N(d, p): whitespace collapsed, truncated to ``max_chars`` (M = 2000) characters.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import math
+import random
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .corpus import Question
+from .params import ParamError
+from .sampling import NoDuplicatesBatchSampler
+
+log = logging.getLogger("fingap.page_scorer")
+_WS = re.compile(r"\s+")
+
+
+def page_text(text: str, max_chars: int = 2000) -> str:
+    return _WS.sub(" ", text).strip()[:max_chars]
+
+
+@dataclass
+class TrainConfig:
+    model: str = "minilm"
+    lr: float = 2e-5
+    batch_size: int = 16
+    epochs: int = 15
+    warmup_ratio: float = 0.1
+    weight_decay: float = 0.01
+    scale: float = 20.0  # MNR: cosine similarities times this before the softmax
+    max_seq_length: int = 256
+    precision: str = "bf16"
+    seed: int = 13
+    max_chars: int = 2000  # M: page text truncation (characters)
+
+    @classmethod
+    def from_params(cls, p: dict) -> TrainConfig:
+        cfg = cls(**{k: p[k] for k in cls.__dataclass_fields__ if k in p})
+        if (cfg.lr <= 0 or cfg.batch_size < 2 or cfg.epochs < 1 or cfg.max_seq_length < 8
+                or cfg.max_chars < 1):
+            raise ParamError("page_scorer_train: need lr > 0, batch_size >= 2, epochs >= 1, "
+                             f"max_seq_length >= 8, max_chars >= 1; got {cfg}")
+        if cfg.precision not in ("fp32", "bf16"):
+            raise ParamError(f"page_scorer_train.precision must be fp32 or bf16: {cfg.precision!r}")
+        return cfg
+
+
+@dataclass
+class TrainResult:
+    step_loss: list[float] = field(default_factory=list)
+    epoch_loss: list[float] = field(default_factory=list)
+    seconds: float = 0.0
+    n_pairs: int = 0
+    n_steps: int = 0
+
+
+def training_pairs(questions: Sequence[Question], page_texts: dict[tuple[str, int], str],
+                   max_chars: int) -> list[tuple[str, str, str, tuple[str, int]]]:
+    """(question id, question, page text, page key): one pair per distinct gold page."""
+    pairs = []
+    for q in questions:
+        for key in q.gold_pages:
+            if key in page_texts:
+                pairs.append((q.id, q.question, page_text(page_texts[key], max_chars), key))
+    return pairs
+
+
+def _autocast(precision: str):
+    import torch
+
+    if precision == "bf16":
+        return torch.autocast("cpu", dtype=torch.bfloat16)
+    return contextlib.nullcontext()
+
+
+def load_bi_encoder(model: str, max_seq_length: int):
+    from sentence_transformers import SentenceTransformer
+
+    from .models import ensure_offline, resolve_model
+
+    ensure_offline()
+    m = SentenceTransformer(resolve_model(model), device="cpu")
+    m.max_seq_length = max_seq_length
+    return m
+
+
+def mnr_loss(q_emb, p_emb, scale: float):
+    """Multiple Negatives Ranking: each question's own page against the other pages in the batch."""
+    import torch
+    import torch.nn.functional as F
+
+    sims = F.normalize(q_emb, dim=-1) @ F.normalize(p_emb, dim=-1).T * scale
+    return F.cross_entropy(sims.float(), torch.arange(len(q_emb)))
+
+
+def train_bi_encoder(pairs: Sequence[tuple[str, str, str, tuple[str, int]]], cfg: TrainConfig,
+                     seed: int, max_steps: int | None = None):
+    """Fine-tune a fresh copy of ``cfg.model``; returns (model, TrainResult)."""
+    import torch
+
+    torch.manual_seed(seed)
+    random.seed(seed)
+    np.random.seed(seed)
+    model = load_bi_encoder(cfg.model, cfg.max_seq_length)
+    model.train()
+    sampler = NoDuplicatesBatchSampler([{("q", qid), ("p", key)} for qid, _, _, key in pairs],
+                                       cfg.batch_size, seed=seed, drop_last=False)
+    steps_per_epoch = len(sampler)
+    total = steps_per_epoch * cfg.epochs if max_steps is None else max_steps
+    opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
+    warmup = int(math.ceil(cfg.warmup_ratio * total))
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: (s + 1) / max(1, warmup) if s < warmup
+        else max(0.0, (total - s) / max(1, total - warmup)))
+    result = TrainResult(n_pairs=len(pairs))
+    t0 = time.perf_counter()
+    step = 0
+    for epoch in range(cfg.epochs):
+        sampler.set_epoch(epoch)
+        losses = []
+        for batch in sampler:
+            if len(batch) < 2:
+                continue  # a lone pair has no in-batch negative
+            qs = model.tokenize([pairs[i][1] for i in batch])
+            ps = model.tokenize([pairs[i][2] for i in batch])
+            with _autocast(cfg.precision):
+                q_emb = model(qs)["sentence_embedding"]
+                p_emb = model(ps)["sentence_embedding"]
+                loss = mnr_loss(q_emb, p_emb, cfg.scale)
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            sched.step()
+            value = float(loss.detach())
+            losses.append(value)
+            result.step_loss.append(value)
+            step += 1
+            if max_steps is not None and step >= max_steps:
+                break
+        result.epoch_loss.append(float(np.mean(losses)) if losses else float("nan"))
+        log.info("epoch %d/%d: loss %.4f (%d steps, %.0fs)", epoch + 1, cfg.epochs,
+                 result.epoch_loss[-1], len(losses), time.perf_counter() - t0)
+        if max_steps is not None and step >= max_steps:
+            break
+    model.eval()
+    result.seconds = time.perf_counter() - t0
+    result.n_steps = step
+    return model, result
+
+
+def encode_pages(model, texts: Sequence[str], precision: str, batch_size: int = 64,
+                 show_progress: bool = True) -> np.ndarray:
+    """L2-normalised page embeddings (inputs truncated at the model's max_seq_length)."""
+    with _autocast(precision):
+        emb = model.encode(list(texts), batch_size=batch_size, normalize_embeddings=True,
+                           convert_to_numpy=True, show_progress_bar=show_progress)
+    return np.asarray(emb, dtype=np.float32)
+
+
+def save_model(model, directory: Path) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    model.save(str(directory), safe_serialization=True)
+    if not (directory / "model.safetensors").exists():
+        raise RuntimeError(f"{directory}: model was not saved as safetensors")

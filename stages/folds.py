@@ -1,0 +1,16 @@
+"""DVC stage: document-grouped folds for the trained components."""
+
+from pathlib import Path
+
+from fingap.page_scorer_steps import run_folds
+from fingap.params import section
+from fingap.stagekit import stage
+
+
+def main() -> None:
+    with stage("folds") as params:
+        run_folds(section(params, "folds"), Path("data/corpus"), Path("data/folds.json"))
+
+
+if __name__ == "__main__":
+    main()
