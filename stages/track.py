@@ -11,11 +11,16 @@ from fingap.tracking import log_pipeline
 def main() -> None:
     with stage("track") as params:
         reports = Path("reports")
+        training = reports / "page_scorer_training.json"
+        tags = {}
+        if training.exists():
+            tags["page_scorer_training_run_id"] = read_json(training).get("mlflow_run_id", "")
         run_id = log_pipeline(
             Path("."), section(params, "track")["experiment"], params,
             read_json(reports / "metrics.json"), read_json(Path("data/corpus/manifest.json")),
             reports / "per_question",
             [reports / "metrics.json", reports / "breakdown.json", reports / "retrieval.md"],
+            extra_tags=tags,
         )
         write_json(reports / "mlflow_run.json", {"parent_run_id": run_id})
 

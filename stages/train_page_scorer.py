@@ -2,16 +2,24 @@
 
 from pathlib import Path
 
+from fingap.io import write_json
 from fingap.page_scorer_steps import run_train
 from fingap.params import section
 from fingap.stagekit import stage
+from fingap.tracking import check_tracking, log_training
 
 
 def main() -> None:
     with stage("train_page_scorer") as params:
-        run_train(section(params, "page_scorer_train"), Path("data/corpus"),
-                  Path("data/pages/pages.jsonl"), Path("data/folds.json"),
-                  Path("models/page_scorer"), Path("reports/page_scorer_training.json"))
+        check_tracking(Path("."))  # fail before training, not after
+        train = section(params, "page_scorer_train")
+        report_path = Path("reports/page_scorer_training.json")
+        report = run_train(train, Path("data/corpus"), Path("data/pages/pages.jsonl"),
+                           Path("data/folds.json"), Path("models/page_scorer"), report_path)
+        report["mlflow_run_id"] = log_training(Path("."), section(params, "track")["experiment"],
+                                               "train_page_scorer", train, report,
+                                               Path("models/page_scorer"))
+        write_json(report_path, report)
 
 
 if __name__ == "__main__":

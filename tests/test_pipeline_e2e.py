@@ -37,6 +37,8 @@ def project(tmp_path_factory):
     corpus = make_corpus(root / "financebench")
     params = yaml.safe_load((proj / "params.yaml").read_text())
     params["corpus"]["dir"] = str(corpus)
+    params["folds"]["n_folds"] = 3  # the tiny corpus has 3 documents with questions
+    params["page_scorer_train"].update(epochs=2, batch_size=2, max_seq_length=64)
     (proj / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
     env = dict(os.environ)
     env.pop("MLFLOW_TRACKING_URI", None)
@@ -54,7 +56,7 @@ def test_metrics_contract_and_oracle_page(project):
     proj, _, _ = project
     metrics = json.loads((proj / "reports/metrics.json").read_text())
     assert metrics["questions"] == {"n_total": 5, "n_evaluated": 4, "n_missing_doc": 1}
-    for method in ("bm25", "dense"):
+    for method in ("bm25", "dense", "page_scorer", "page_scorer_untrained", "page_scorer_p5"):
         assert set(metrics[method]) == {"standard", "oracle_doc", "oracle_page"}
         for row in metrics[method].values():
             assert set(row) == {"DocRec@5", "PageRec@5", "BLEU@5", "ROUGE-L@5", "n"}
@@ -83,7 +85,7 @@ def test_mlflow_run_logged(project):
     mlflow.set_tracking_uri(f"sqlite:///{proj / 'mlflow.db'}")
     children = mlflow.search_runs(experiment_names=["fingap"],
                                   filter_string=f"tags.mlflow.parentRunId = '{run_id}'")
-    assert len(children) == 6  # 2 methods x 3 conditions
+    assert len(children) == 7 * 3  # 7 methods x 3 conditions
 
 
 def test_repro_again_reruns_nothing_and_deps_are_exact(project):
@@ -98,12 +100,21 @@ def test_repro_again_reruns_nothing_and_deps_are_exact(project):
     dry = _run(["dvc", "repro", "--dry"], proj, env)
     assert "Running stage 'chunk'" in dry and "Running stage 'index@dense'" in dry
     assert "Running stage 'extract'" not in dry
+    assert "Running stage 'train_page_scorer'" not in dry  # chunking never retrains
     params["chunk"]["size"] = 1024
     (proj / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
     dry = _run(["dvc", "repro", "--dry"], proj, env)
     assert "Running stage 'index@bm25'" in dry
     assert "Running stage 'index@dense'" not in dry and "Running stage 'retrieve@dense'" not in dry
     params["bm25"]["k1"] = 1.5
+    params["page_scorer"]["P"] = 10
+    (proj / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    dry = _run(["dvc", "repro", "--dry"], proj, env)
+    assert "Running stage 'retrieve_pages@page_scorer'" in dry
+    for untouched in ("train_page_scorer", "page_index@trained", "retrieve@dense",
+                      "retrieve_pages@page_scorer_p5", "index@bm25"):
+        assert f"Running stage '{untouched}'" not in dry
+    params["page_scorer"]["P"] = 20
     (proj / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
 
 

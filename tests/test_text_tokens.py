@@ -14,10 +14,15 @@ def test_numbers_also_yield_canonical_form():
     assert "1577" in tokenize("$1577.00")
 
 
+def test_digit_led_names_stay_whole():
+    assert tokenize("3M Company files a 10K") == ["3m", "company", "files", "10k"]
+
+
 def test_canonical_number():
     assert canonical_number("$1,577.00") == "1577"
     assert canonical_number("12.50%") == "12.5"
     assert canonical_number("fy2018") is None
+    assert canonical_number("3m") is None
 
 
 def test_lowercases_and_drops_stopwords():

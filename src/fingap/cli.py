@@ -56,6 +56,34 @@ def retrieve(method: str = typer.Argument(..., help="bm25 or dense")) -> None:
 
 
 @app.command()
+def folds() -> None:
+    """Assign document-grouped folds (data/folds.json)."""
+    _run_stage("folds")
+
+
+@app.command("train-page-scorer")
+def train_page_scorer() -> None:
+    """Fine-tune one page scorer per fold (MNR loss)."""
+    _run_stage("train_page_scorer")
+
+
+@app.command("page-index")
+def page_index(variant: str = typer.Argument(..., help="trained or untrained")) -> None:
+    """Embed every page with the fold models (trained) or the base model (untrained)."""
+    _run_stage("page_index", variant)
+
+
+@app.command("retrieve-pages")
+def retrieve_pages(
+    method: str = typer.Argument("page_scorer", help="run name under data/runs/"),
+    variant: str = typer.Argument("trained", help="trained or untrained"),
+    p: str = typer.Argument("", help="P candidate pages (default: page_scorer.P)"),
+) -> None:
+    """Algorithm 1: top-P pages by the page scorer, then chunk retrieval on them."""
+    _run_stage("retrieve_pages", method, variant, p)
+
+
+@app.command()
 def evaluate() -> None:
     """Score the runs; write reports/metrics.json and reports/retrieval.md."""
     _run_stage("evaluate")

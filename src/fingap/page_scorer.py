@@ -171,6 +171,6 @@ def encode_pages(model, texts: Sequence[str], precision: str, batch_size: int = 
 
 def save_model(model, directory: Path) -> None:
     directory.mkdir(parents=True, exist_ok=True)
-    model.save(str(directory), safe_serialization=True)
+    model.save(str(directory), create_model_card=False, safe_serialization=True)
     if not (directory / "model.safetensors").exists():
         raise RuntimeError(f"{directory}: model was not saved as safetensors")

@@ -14,6 +14,7 @@ import re
 _TOKEN = re.compile(
     r"""
     [a-z]+\d+[a-z\d]*                          # period labels and codes: fy2018, q3, h1
+    | \d+[a-z][a-z\d]*                         # names and forms: 3m, 10k, 2q
     | \$?\d{1,3}(?:,\d{3})+(?:\.\d+)?%?        # 1,577 / $1,577.00
     | \$?\d+(?:\.\d+)?%?                       # 12.5% / $3 / 2018
     | [a-z]+(?:&[a-z]+)+                       # pp&e, d&a, s&p
@@ -31,7 +32,7 @@ STOPWORDS = frozenset(
 def canonical_number(token: str) -> str | None:
     """``$1,577.00`` -> ``1577``; ``12.50%`` -> ``12.5``; non-numbers -> None."""
     core = token.lstrip("$").rstrip("%").replace(",", "")
-    if not core or not core[0].isdigit():
+    if not core or not core.replace(".", "").isdigit():
         return None
     if "." in core:
         core = core.rstrip("0").rstrip(".")

@@ -76,24 +76,19 @@ def dataset_digest(manifest: dict) -> str:
 
 
 def log_pipeline(root: Path, experiment: str, params: dict, metrics: dict, manifest: dict,
-                 per_question_dir: Path, report_files: list[Path]) -> str:
+                 per_question_dir: Path, report_files: list[Path],
+                 extra_tags: dict[str, str] | None = None) -> str:
     """Log one pipeline execution; returns the parent run id."""
     import mlflow
 
-    uri = check_tracking(root)
-    mlflow.set_tracking_uri(uri)
-    if mlflow.get_experiment_by_name(experiment) is None:
-        location = None
-        if uri.startswith("sqlite:"):
-            location = (root / "mlartifacts").resolve().as_uri()
-        mlflow.create_experiment(experiment, artifact_location=location)
-    mlflow.set_experiment(experiment)
+    _set_experiment(root, experiment)
     tags = {
         "git_commit": git_commit(root),
         "dataset_sha256": dataset_digest(manifest),
         "questions_sha256": manifest["files"].get("data/financebench_open_source.jsonl", ""),
         "n_evaluated": str(manifest["questions"]["n_evaluated"]),
         "n_missing_doc": str(manifest["questions"]["n_missing_doc"]),
+        **(extra_tags or {}),
     }
     methods = [m for m, v in metrics.items() if isinstance(v, dict) and "standard" in v]
     with mlflow.start_run(run_name="pipeline", tags=tags) as parent:
@@ -113,3 +108,39 @@ def log_pipeline(root: Path, experiment: str, params: dict, metrics: dict, manif
                     if pq.exists():
                         mlflow.log_artifact(str(pq))
         return parent.info.run_id
+
+
+def _set_experiment(root: Path, experiment: str) -> str:
+    import mlflow
+
+    uri = check_tracking(root)
+    mlflow.set_tracking_uri(uri)
+    if mlflow.get_experiment_by_name(experiment) is None:
+        location = None
+        if uri.startswith("sqlite:"):
+            location = (root / "mlartifacts").resolve().as_uri()
+        mlflow.create_experiment(experiment, artifact_location=location)
+    mlflow.set_experiment(experiment)
+    return uri
+
+
+def log_training(root: Path, experiment: str, name: str, config: dict, report: dict,
+                 models_dir: Path) -> str:
+    """Log a training stage: hyperparameters, loss curves per fold, fold models as artifacts."""
+    import mlflow
+
+    _set_experiment(root, experiment)
+    with mlflow.start_run(run_name=name, tags={"git_commit": git_commit(root),
+                                                "stage": name}) as run:
+        mlflow.log_params({k: str(v) for k, v in flatten(config).items()})
+        for fold in report["folds"]:
+            f = fold["fold"]
+            for step, loss in enumerate(fold["step_loss"]):
+                mlflow.log_metric(f"fold_{f}.step_loss", loss, step=step)
+            for epoch, loss in enumerate(fold["epoch_loss"]):
+                mlflow.log_metric(f"fold_{f}.epoch_loss", loss, step=epoch)
+            mlflow.log_metric(f"fold_{f}.seconds", fold["seconds"])
+            model_dir = models_dir / f"fold_{f}"
+            if model_dir.exists():
+                mlflow.log_artifacts(str(model_dir), artifact_path=f"models/fold_{f}")
+        return run.info.run_id
