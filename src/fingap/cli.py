@@ -131,6 +131,34 @@ def search(
         typer.echo(f"{rank}. {c['doc']}  page {c['page']}  score {score:.4f}  [{cid}]\n   {text}\n")
 
 
+@app.command("check-parser")
+def check_parser_cmd(
+    subset: str = typer.Option("ci", "--subset",
+                               help="ci (a fixed 8-document subset) or all (every PDF)"),
+    docs: str = typer.Option(None, "--docs", help="comma-separated document names instead"),
+    golden: str = typer.Option(None, "--fingerprint", help="fingerprint file to compare with"),
+    update: bool = typer.Option(False, "--update", help="rewrite the fingerprint (after review)"),
+) -> None:
+    """Extract PDFs afresh and compare with the committed extraction fingerprint."""
+    from .corpus import locate_corpus
+    from .fingerprint import format_report
+    from .params import load_params
+    from .parser_check import CI_SUBSET, GOLDEN, check_parser
+
+    configured = None
+    if Path("params.yaml").exists():
+        configured = (load_params().get("corpus") or {}).get("dir") or None
+    corpus_dir = locate_corpus(configured)
+    names = docs.split(",") if docs else (CI_SUBSET if subset == "ci" else None)
+    report = check_parser(corpus_dir, Path(golden) if golden else GOLDEN, names, update=update)
+    if update:
+        typer.echo(f"wrote {report['updated']} ({report['n_docs']} documents)")
+        return
+    typer.echo(format_report(report))
+    if report["regression"]:
+        raise typer.Exit(1)
+
+
 def main() -> None:
     app()
 
