@@ -13,7 +13,8 @@ def main() -> None:
                      Path("data/chunks/chunks.jsonl"), Path("data/runs"),
                      Path("reports/extract.json"), Path("reports/chunks.json"),
                      Path("reports/metrics.json"), Path("reports/breakdown.json"),
-                     Path("reports/per_question"), Path("reports/retrieval.md"))
+                     Path("reports/per_question"), Path("reports/retrieval.md"),
+                     Path("reports/plots"))
 
 
 if __name__ == "__main__":

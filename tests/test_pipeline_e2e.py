@@ -39,6 +39,8 @@ def project(tmp_path_factory):
     params["corpus"]["dir"] = str(corpus)
     params["folds"]["n_folds"] = 3  # the tiny corpus has 3 documents with questions
     params["page_scorer_train"].update(epochs=2, batch_size=2, max_seq_length=64)
+    params["reranker_train"].update(epochs=1, batch_size=4, max_length=64)
+    params["children"].update(size=16, overlap=4)  # several children per tiny page
     (proj / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
     env = dict(os.environ)
     env.pop("MLFLOW_TRACKING_URI", None)
@@ -56,7 +58,7 @@ def test_metrics_contract_and_oracle_page(project):
     proj, _, _ = project
     metrics = json.loads((proj / "reports/metrics.json").read_text())
     assert metrics["questions"] == {"n_total": 5, "n_evaluated": 4, "n_missing_doc": 1}
-    for method in ("bm25", "dense", "page_scorer", "page_scorer_untrained", "page_scorer_p5"):
+    for method in params_methods(proj):
         assert set(metrics[method]) == {"standard", "oracle_doc", "oracle_page"}
         for row in metrics[method].values():
             assert set(row) == {"DocRec@5", "PageRec@5", "BLEU@5", "ROUGE-L@5", "n"}
@@ -66,11 +68,22 @@ def test_metrics_contract_and_oracle_page(project):
     assert metrics["extraction"]["gold_alignment"]["rate"] == 1.0
 
 
+def params_methods(proj: Path) -> list[str]:
+    return yaml.safe_load((proj / "params.yaml").read_text())["evaluate"]["methods"]
+
+
 def test_tables_have_their_rows(project):
     proj, _, _ = project
     table = (proj / "reports/retrieval.md").read_text()
-    for row in ("| BM25 |", "| Dense |", "| BM25 (Oracle-Doc) |", "| Dense (Oracle-Page) |"):
+    for row in ("| BM25 |", "| Dense |", "| BM25 (Oracle-Doc) |", "| Dense (Oracle-Page) |",
+                "| SPLADE |", "| Hybrid (BM25 + Dense, RRF) |", "| Parent-Child |",
+                "| Query expansion (Dense) |", "| Dense + ReRanker |", "| Learned page scorer |",
+                "| Learned page scorer + ReRanker |", "| Untrained page scorer (base model) |",
+                "| Dense + untrained ReRanker |", "| Learned page scorer + BM25 (RRF) |"):
         assert row in table
+    assert "## P ablation" in table and "| 5 |" in table
+    assert "Paired bootstrap 95% confidence intervals" in table
+    assert (proj / "reports/plots/by_question_type.png").stat().st_size > 1000
     assert "n evaluated = 4, n missing doc = 1" in table
     assert "10K (n=2)" in table and "10Q (n=1)" in table and "8K (n=1)" in table
     per_q = (proj / "reports/per_question/dense__standard.jsonl").read_text().splitlines()
@@ -85,7 +98,7 @@ def test_mlflow_run_logged(project):
     mlflow.set_tracking_uri(f"sqlite:///{proj / 'mlflow.db'}")
     children = mlflow.search_runs(experiment_names=["fingap"],
                                   filter_string=f"tags.mlflow.parentRunId = '{run_id}'")
-    assert len(children) == 7 * 3  # 7 methods x 3 conditions
+    assert len(children) == len(params_methods(proj)) * 3  # every method x 3 conditions
 
 
 def test_repro_again_reruns_nothing_and_deps_are_exact(project):

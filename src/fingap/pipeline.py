@@ -173,8 +173,12 @@ def run_index(method: str, params: dict, chunks_path: Path, out_dir: Path,
         retriever = DenseRetriever(ids, encoder.encode(texts, desc="chunks"), encoder)
         retriever.save(out_dir)
         stats = dict(encoder.stats)
+    elif method == "splade":
+        from .zoo_steps import run_splade_index
+
+        stats = run_splade_index(params, chunks_path, out_dir)
     else:
-        raise ParamError(f"unknown index method {method!r}; expected bm25 or dense")
+        raise ParamError(f"unknown index method {method!r}; expected bm25, dense or splade")
     stats.update(method=method, n_chunks=len(ids), seconds=round(time.perf_counter() - t0, 2))
     log.info("index %s: %s", method, stats)
     return stats
@@ -222,7 +226,8 @@ def run_retrieve(method: str, params: dict, method_params: dict, corpus_out: Pat
 # ---------------------------------------------------------------- evaluate
 def run_evaluate(params: dict, corpus_out: Path, chunks_path: Path, runs_dir: Path,
                  extract_report: Path, chunk_report: Path, metrics_path: Path,
-                 breakdown_path: Path, per_question_dir: Path, table_path: Path) -> dict:
+                 breakdown_path: Path, per_question_dir: Path, table_path: Path,
+                 plots_dir: Path | None = None) -> dict:
     from .report import render_retrieval_report
 
     k = require_int(params, "evaluate", "k", minimum=1)
@@ -263,6 +268,14 @@ def run_evaluate(params: dict, corpus_out: Path, chunks_path: Path, runs_dir: Pa
     write_json(metrics_path, out)
     write_json(breakdown_path, breakdowns)
     write_text(table_path, render_retrieval_report(out, breakdowns, methods, k))
+    if plots_dir is not None:
+        from .figures import by_question_type_rows, plot_by_question_type, write_rows_csv
+        from .report import ABLATION_PREFIX, DISPLAY
+
+        main = [m for m in methods if not m.startswith(ABLATION_PREFIX)]
+        rows = by_question_type_rows(breakdowns, main, k)
+        write_rows_csv(plots_dir / "by_question_type.csv", rows)
+        plot_by_question_type(plots_dir / "by_question_type.png", rows, DISPLAY, k)
     return out
 
 

@@ -10,6 +10,14 @@ DISPLAY = {
     "dense": "Dense",
     "page_scorer": "Learned page scorer",
     "page_scorer_untrained": "Untrained page scorer (base model)",
+    "splade": "SPLADE",
+    "hybrid": "Hybrid (BM25 + Dense, RRF)",
+    "parent_child": "Parent-Child",
+    "query_expansion": "Query expansion (Dense)",
+    "dense_reranker": "Dense + ReRanker",
+    "dense_reranker_untrained": "Dense + untrained ReRanker",
+    "page_scorer_reranker": "Learned page scorer + ReRanker",
+    "page_scorer_bm25_hybrid": "Learned page scorer + BM25 (RRF)",
 }
 # rows of the P ablation table (Annex C), not of Table 1
 ABLATION_PREFIX = "page_scorer_p"

@@ -1,0 +1,18 @@
+"""DVC stage: child chunks (children.size/overlap) for parent-child retrieval."""
+
+from pathlib import Path
+
+from fingap.params import section
+from fingap.stagekit import stage
+from fingap.zoo_steps import run_children
+
+
+def main() -> None:
+    with stage("chunk_children") as params:
+        run_children(section(params, "children"), section(params, "dense"),
+                     Path("data/pages/pages.jsonl"), Path("data/chunks/chunks.jsonl"),
+                     Path("data/chunks/children.jsonl"))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,16 @@
+"""DVC stage: one of Table 1's other methods (``python stages/retrieve_zoo.py METHOD``)."""
+
+import sys
+from pathlib import Path
+
+from fingap.stagekit import stage
+from fingap.zoo_steps import run_method
+
+
+def main(method: str) -> None:
+    with stage(f"retrieve_{method}") as params:
+        run_method(method, params, Path(f"data/runs/{method}"))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
