@@ -11,10 +11,11 @@ def main() -> None:
     with stage("evaluate") as params:
         run_evaluate(section(params, "evaluate"), Path("data/corpus"),
                      Path("data/chunks/chunks.jsonl"), Path("data/runs"),
+                     Path("data/pages/errors.jsonl"), Path("reports/unanswerable.jsonl"),
                      Path("reports/extract.json"), Path("reports/chunks.json"),
                      Path("reports/metrics.json"), Path("reports/breakdown.json"),
                      Path("reports/per_question"), Path("reports/retrieval.md"),
-                     Path("reports/plots"))
+                     Path("reports/plots"), corpus_params=section(params, "corpus"))
 
 
 if __name__ == "__main__":

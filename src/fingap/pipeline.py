@@ -47,6 +47,7 @@ def load_questions(corpus_out: Path) -> list[Question]:
 def run_extract(params: dict, corpus_params: dict, corpus_out: Path, out_dir: Path,
                 report_path: Path, root: Path = Path(".")) -> dict:
     window = require_int(params, "extract", "alignment_window", minimum=0)
+    max_chars = require_int(params, "extract", "max_page_chars", minimum=1)
     manifest = read_json(corpus_out / "manifest.json")
     corpus_dir = corpus_mod.locate_corpus(corpus_params.get("dir") or None, root)
     names = [n for n in manifest["files"] if n.startswith(corpus_mod.PDF_DIR + "/")]
@@ -54,7 +55,7 @@ def run_extract(params: dict, corpus_params: dict, corpus_out: Path, out_dir: Pa
     pages, errors = [], []
     t0 = time.perf_counter()
     for name in tqdm(names, desc="extract", unit="pdf"):
-        p, e = extract_pdf(corpus_dir / name)
+        p, e = extract_pdf(corpus_dir / name, max_page_chars=max_chars)
         pages.extend(p)
         errors.extend(e)
     seconds = time.perf_counter() - t0
@@ -65,7 +66,7 @@ def run_extract(params: dict, corpus_params: dict, corpus_out: Path, out_dir: Pa
     counts = Counter(p.doc for p in pages)
     records = check_alignment(load_questions(corpus_out), texts, counts, window=window)
     write_jsonl(out_dir / "alignment.jsonl", records)
-    failed_docs = sorted({e.doc for e in errors if e.page is None})
+    failed_docs = sorted({e.doc for e in errors if e.page is None and e.severity == "error"})
     report = {
         "n_pdfs": len(names),
         "n_docs_extracted": len(counts),
@@ -73,7 +74,7 @@ def run_extract(params: dict, corpus_params: dict, corpus_out: Path, out_dir: Pa
         "failed_docs": failed_docs,
         "n_pages": len(pages),
         "n_empty_pages": sum(1 for p in pages if not p.text.strip()),
-        "n_page_errors": sum(1 for e in errors if e.page is not None),
+        "n_warnings": sum(1 for e in errors if e.severity == "warning"),
         "gold_alignment": {
             "n_evidence": len(records),
             "n_aligned": sum(r["aligned"] for r in records),
@@ -224,10 +225,26 @@ def run_retrieve(method: str, params: dict, method_params: dict, corpus_out: Pat
 
 
 # ---------------------------------------------------------------- evaluate
+STATUS_EXTRACTION_FAILED = "extraction_failed"
+
+
+def mark_failed_documents(questions: list[Question], errors_path: Path) -> dict[str, str]:
+    """Questions on a document whose extraction failed become unanswerable (not scored);
+    returns {doc: reason} of the failed documents."""
+    failed = {e["doc"]: e["reason"] for e in read_jsonl(errors_path)
+              if e.get("page") is None and e.get("severity", "error") == "error"}
+    for q in questions:
+        if q.status == corpus_mod.STATUS_EVALUATED and any(d in failed for d in q.gold_docs):
+            q.status = STATUS_EXTRACTION_FAILED
+    return failed
+
+
 def run_evaluate(params: dict, corpus_out: Path, chunks_path: Path, runs_dir: Path,
+                 errors_path: Path, unanswerable_path: Path,
                  extract_report: Path, chunk_report: Path, metrics_path: Path,
                  breakdown_path: Path, per_question_dir: Path, table_path: Path,
-                 plots_dir: Path | None = None) -> dict:
+                 plots_dir: Path | None = None, corpus_params: dict | None = None,
+                 root: Path = Path(".")) -> dict:
     from .report import render_retrieval_report
 
     k = require_int(params, "evaluate", "k", minimum=1)
@@ -236,6 +253,17 @@ def run_evaluate(params: dict, corpus_out: Path, chunks_path: Path, runs_dir: Pa
         raise ParamError("evaluate.methods must list at least one method")
     questions = load_questions(corpus_out)
     manifest = read_json(corpus_out / "manifest.json")
+    if corpus_params is not None:
+        # the questions scored here must be those the manifest hashed: a corpus edited after
+        # the corpus stage ran is an error, not silently stale metrics
+        corpus_dir = corpus_mod.locate_corpus(corpus_params.get("dir") or None, root)
+        corpus_mod.verify_inputs(corpus_dir, manifest,
+                                 [corpus_mod.QUESTIONS_FILE, corpus_mod.DOCINFO_FILE])
+    failed = mark_failed_documents(questions, errors_path)
+    write_jsonl(unanswerable_path, (
+        {"question_id": q.id, "doc": q.doc, "status": q.status,
+         "reason": failed.get(q.doc, "PDF not in the corpus")}
+        for q in questions if q.status != corpus_mod.STATUS_EVALUATED))
     chunks = load_chunks(chunks_path)
     lookup = ChunkLookup([c["chunk_id"] for c in chunks], [c["doc"] for c in chunks],
                          [c["page"] for c in chunks], [c["text"] for c in chunks])
@@ -259,8 +287,16 @@ def run_evaluate(params: dict, corpus_out: Path, chunks_path: Path, runs_dir: Pa
         m: metrics[m]["oracle_doc"][f"PageRec@{k}"] - metrics[m]["standard"][f"PageRec@{k}"]
         for m in methods if {"oracle_doc", "standard"} <= set(metrics[m])
     }
-    out["questions"] = {key: manifest["questions"][key]
-                        for key in ("n_total", "n_evaluated", "n_missing_doc")}
+    out["questions"] = {
+        "n_total": len(questions),
+        "n_evaluated": sum(q.status == corpus_mod.STATUS_EVALUATED for q in questions),
+        "n_missing_doc": sum(q.status == corpus_mod.STATUS_MISSING_DOC for q in questions),
+        "n_failed_extraction": sum(q.status == STATUS_EXTRACTION_FAILED for q in questions),
+        "n_docs_failed": len(failed),
+    }
+    from .tracking import dataset_digest
+
+    out["dataset_sha256"] = dataset_digest(manifest)
     out["extraction"] = read_json(extract_report)
     out["chunks"] = read_json(chunk_report)
     out["comparisons"] = compare_runs(params, per_question, k)
