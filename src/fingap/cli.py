@@ -159,6 +159,38 @@ def check_parser_cmd(
         raise typer.Exit(1)
 
 
+@app.command("check-scores")
+def check_scores_cmd(
+    metrics: str = typer.Option("reports/metrics.json", "--metrics", help="metrics file"),
+    expected: str = typer.Option("tests/golden/expected_scores.yaml", "--expected"),
+    update: bool = typer.Option(False, "--update",
+                                help="rewrite the expected scores from the metrics file"),
+    tolerance: float = typer.Option(0.01, "--tolerance", help="with --update"),
+) -> None:
+    """Compare a run's DocRec@5/PageRec@5 with the committed expected scores."""
+    import json
+
+    import yaml
+
+    from .score_check import check_scores, expected_from_metrics, load_expected
+
+    m = json.loads(Path(metrics).read_text())
+    if update:
+        methods = [k for k, v in m.items() if isinstance(v, dict) and "standard" in v]
+        Path(expected).write_text(
+            "# Expected scores of the full default `dvc repro` (fingap check-scores).\n"
+            + yaml.safe_dump(expected_from_metrics(m, methods, tolerance), sort_keys=True))
+        typer.echo(f"wrote {expected} ({len(methods)} methods)")
+        return
+    problems = check_scores(m, load_expected(Path(expected)))
+    for line in problems:
+        typer.echo(f"  MOVED  {line}")
+    if problems:
+        typer.echo(f"REGRESSION: {len(problems)} scores outside tolerance")
+        raise typer.Exit(1)
+    typer.echo("OK: every expected score within tolerance")
+
+
 def main() -> None:
     app()
 
