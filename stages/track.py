@@ -19,7 +19,8 @@ def main() -> None:
             Path("."), section(params, "track")["experiment"], params,
             read_json(reports / "metrics.json"), read_json(Path("data/corpus/manifest.json")),
             reports / "per_question",
-            [reports / "metrics.json", reports / "breakdown.json", reports / "retrieval.md"],
+            [reports / "metrics.json", reports / "breakdown.json", reports / "retrieval.md",
+             reports / "gap.md", reports / "gap.json", reports / "plots/by_question_type.png"],
             extra_tags=tags,
         )
         write_json(reports / "mlflow_run.json", {"parent_run_id": run_id})

@@ -80,11 +80,16 @@ def test_tables_have_their_rows(project):
                 "| SPLADE |", "| Hybrid (BM25 + Dense, RRF) |", "| Parent-Child |",
                 "| Query expansion (Dense) |", "| Dense + ReRanker |", "| Learned page scorer |",
                 "| Learned page scorer + ReRanker |", "| Untrained page scorer (base model) |",
-                "| Dense + untrained ReRanker |", "| Learned page scorer + BM25 (RRF) |"):
+                "| Dense + untrained ReRanker |", "| Learned page scorer + BM25 (RRF) |",
+                "| Page scorer, ordered by page score |"):
         assert row in table
     assert "## P ablation" in table and "| 5 |" in table
     assert "Paired bootstrap 95% confidence intervals" in table
     assert (proj / "reports/plots/by_question_type.png").stat().st_size > 1000
+    gap = json.loads((proj / "reports/gap.json").read_text())["overall"]
+    assert gap["n_gold_pages"] == 5  # q1: 1, q2: 2 (a set), q3: 1, q4: 1
+    assert sum(gap[k] for k in ("found", "wrong_document", "not_in_top_P",
+                                "not_in_final_k")) == 5
     assert "n evaluated = 4, n missing doc = 1" in table
     assert "10K (n=2)" in table and "10Q (n=1)" in table and "8K (n=1)" in table
     per_q = (proj / "reports/per_question/dense__standard.jsonl").read_text().splitlines()
@@ -102,35 +107,54 @@ def test_mlflow_run_logged(project):
     assert len(children) == len(params_methods(proj)) * 3  # every method x 3 conditions
 
 
+def _reran(log: str) -> set[str]:
+    """Stages a `dvc repro` ran or restored from DVC's run cache (i.e. whose inputs changed)."""
+    out = set()
+    for line in log.splitlines():
+        if line.startswith("Running stage '") or (line.startswith("Stage '")
+                                                  and "is cached" in line):
+            out.add(line.split("'")[1])
+    return out
+
+
+def _set_params(proj: Path, **changes: dict) -> None:
+    params = yaml.safe_load((proj / "params.yaml").read_text())
+    for sec, values in changes.items():
+        params[sec].update(values)
+    (proj / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+
+
 def test_repro_again_reruns_nothing_and_deps_are_exact(project):
     proj, env, _ = project
     log = _run(["dvc", "repro"], proj, env)
-    ran = {line.split("'")[1] for line in log.splitlines() if line.startswith("Running stage")}
-    assert ran == {"corpus"}  # only the corpus re-validation; it rewrites the same manifest
+    assert _reran(log) == {"corpus"}  # only the corpus re-validation; same manifest
     assert _changed_stages(_run(["dvc", "status"], proj, env)) <= {"corpus"}
-    params = yaml.safe_load((proj / "params.yaml").read_text())
-    params["chunk"]["size"] = 64
-    params["bm25"]["k1"] = 1.2
-    (proj / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
-    dry = _run(["dvc", "repro", "--dry"], proj, env)
-    assert "Running stage 'chunk'" in dry and "Running stage 'index@dense'" in dry
-    assert "Running stage 'extract'" not in dry
-    assert "Running stage 'train_page_scorer'" not in dry  # chunking never retrains
-    params["chunk"]["size"] = 1024
-    (proj / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
-    dry = _run(["dvc", "repro", "--dry"], proj, env)
-    assert "Running stage 'index@bm25'" in dry
-    assert "Running stage 'index@dense'" not in dry and "Running stage 'retrieve@dense'" not in dry
-    params["bm25"]["k1"] = 1.5
-    params["page_scorer"]["P"] = 10
-    (proj / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
-    dry = _run(["dvc", "repro", "--dry"], proj, env)
-    assert "Running stage 'retrieve_pages@page_scorer'" in dry
-    for untouched in ("train_page_scorer", "page_index@trained", "retrieve@dense",
-                      "retrieve_pages@page_scorer_p5", "index@bm25"):
-        assert f"Running stage '{untouched}'" not in dry
-    params["page_scorer"]["P"] = 20
-    (proj / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    try:
+        # chunk.size reruns chunking and what follows, never extraction or training
+        _set_params(proj, chunk={"size": 16, "overlap": 4})  # tiny pages: more chunks
+        ran = _reran(_run(["dvc", "repro"], proj, env))
+        assert {"chunk", "index@dense", "index@bm25", "retrieve_pages@page_scorer"} <= ran
+        assert not ran & {"extract", "folds", "train_page_scorer", "train_reranker",
+                          "page_index@trained", "page_index@untrained"}
+        _set_params(proj, chunk={"size": 1024, "overlap": 128})
+        _run(["dvc", "repro"], proj, env)
+        # a BM25 parameter never reruns the dense stages
+        _set_params(proj, bm25={"k1": 1.2})
+        ran = _reran(_run(["dvc", "repro"], proj, env))
+        assert {"index@bm25", "retrieve@bm25", "retrieve_zoo@hybrid"} <= ran
+        assert not ran & {"index@dense", "retrieve@dense", "retrieve_pages@page_scorer"}
+        _set_params(proj, bm25={"k1": 1.5})
+        _run(["dvc", "repro"], proj, env)
+        # P reruns only the page-scorer retrieval (and evaluation), not training or indexing
+        _set_params(proj, page_scorer={"P": 10})
+        ran = _reran(_run(["dvc", "repro"], proj, env))
+        assert "retrieve_pages@page_scorer" in ran
+        assert not ran & {"train_page_scorer", "page_index@trained", "retrieve@dense",
+                          "retrieve_pages@page_scorer_p5", "index@bm25", "chunk"}
+    finally:
+        _set_params(proj, chunk={"size": 1024, "overlap": 128}, bm25={"k1": 1.5},
+                    page_scorer={"P": 20})
+        _run(["dvc", "repro"], proj, env)
 
 
 def test_bad_param_fails_before_work(project):

@@ -18,6 +18,9 @@ DISPLAY = {
     "dense_reranker_untrained": "Dense + untrained ReRanker",
     "page_scorer_reranker": "Learned page scorer + ReRanker",
     "page_scorer_bm25_hybrid": "Learned page scorer + BM25 (RRF)",
+    "page_scorer_page_order": "Page scorer, ordered by page score",
+    "page_scorer_linear": "Page scorer, linear page+chunk (w=0.5)",
+    "page_scorer_rrf": "Page scorer, RRF of page and chunk ranks",
 }
 # rows of the P ablation table (Annex C), not of Table 1
 ABLATION_PREFIX = "page_scorer_p"

@@ -43,3 +43,13 @@ def stage(name: str) -> Iterator[dict]:
 
 def dump(obj: object) -> str:
     return json.dumps(obj, indent=2, sort_keys=True)
+
+
+def check_cmd_params(sec: dict, name: str, keys: tuple[str, ...], argv: list[str]) -> None:
+    """A stage whose dvc.yaml command repeats some params (see the chunk stage) checks that the
+    command and params.yaml agree, so the two can never drift apart silently."""
+    if not argv:
+        return  # run by hand (fingap CLI): params.yaml alone is the source
+    if len(argv) != len(keys) or [str(sec.get(k)) for k in keys] != argv:
+        raise ParamError(f"{name}: command-line values {argv} differ from params.yaml "
+                         f"{[sec.get(k) for k in keys]} for {', '.join(keys)}")

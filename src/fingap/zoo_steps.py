@@ -157,6 +157,36 @@ class Context:
         return page_then_chunk(ranked, P, self.retriever("dense"), self.queries, depth, keys,
                                self.allowed(cond))
 
+    def page_scorer_final(self, cond: str, strategy: str) -> Run:
+        """Algorithm 1's candidates (chunks on the top-P pages), ordered by a final-step
+        strategy that lets the fine-tuned page score take part (fingap.final_step)."""
+        from .final_step import order
+        from .page_scorer_steps import rank_pages
+        from .retrievers.page_then_chunk import chunk_rows_by_page, rows_on_pages
+
+        folds = read_json(self.paths["folds"])
+        check_folds(folds, self.all_questions)
+        P = require_int(self.params["page_scorer"], "page_scorer", "P", minimum=1)
+        ranked = rank_pages("trained", self.paths["page_index"], folds, self.questions,
+                            self.params["page_scorer_train"], self.paths["page_models"], cond, P)
+        keys = [(c["doc"], c["page"]) for c in self.chunks]
+        by_page = chunk_rows_by_page(keys)
+        qids = sorted(self.queries)
+        chunk_scores = self.retriever("dense").score([self.queries[q] for q in qids])
+        allowed = self.allowed(cond)
+        fs = self.params.get("final_step", {})
+        run: Run = {}
+        for qi, qid in enumerate(qids):
+            page_score = dict(ranked[qid][:P])
+            rows = rows_on_pages(list(page_score), by_page,
+                                 None if allowed is None else allowed[qid])
+            run[qid] = order([self.chunk_ids[r] for r in rows],
+                             np.array([page_score[keys[r]] for r in rows]),
+                             chunk_scores[qi, rows], strategy, self.k,
+                             weight=float(fs.get("linear_weight", 0.5)),
+                             k_rrf=int(fs.get("k_rrf", 60)))
+        return run
+
     def rerank(self, run: Run, trained: bool) -> Run:
         rp = self.params["reranker"]
         n = require_int(rp, "reranker", "candidates", minimum=1)
@@ -218,6 +248,9 @@ METHODS: dict[str, Callable[[Context, str], Run]] = {
         c.first_stage("dense", cond, _candidates(c)), trained=False),
     "page_scorer_reranker": lambda c, cond: c.rerank(c.page_scorer_run(cond, _candidates(c)),
                                                      trained=True),
+    "page_scorer_page_order": lambda c, cond: c.page_scorer_final(cond, "page_score"),
+    "page_scorer_linear": lambda c, cond: c.page_scorer_final(cond, "linear"),
+    "page_scorer_rrf": lambda c, cond: c.page_scorer_final(cond, "rrf"),
     "page_scorer_bm25_hybrid": lambda c, cond: _fuse(
         c, [c.page_scorer_run(cond, _depth(c)), c.first_stage("bm25", cond, _depth(c))]),
 }
@@ -273,6 +306,31 @@ def run_train_reranker(params: dict, paths: dict, models_dir: Path, report_path:
             "step_loss": [round(x, 5) for x in res.step_loss]})
     write_json(report_path, report)
     return report
+
+
+def run_gap(method: str, params: dict, runs_dir: Path, out_json: Path, out_md: Path,
+            paths: dict = PATHS) -> dict:
+    """Gap report for a page-then-chunk method's standard-condition run."""
+    from .gap import gap_records, render, summarise
+    from .io import write_text
+    from .page_scorer_steps import rank_pages
+    from .runs import read_run
+
+    ctx = Context(params, paths)
+    folds = read_json(paths["folds"])
+    check_folds(folds, ctx.all_questions)
+    P = require_int(params["page_scorer"], "page_scorer", "P", minimum=1)
+    ranked = rank_pages("trained", paths["page_index"], folds, ctx.questions,
+                        params["page_scorer_train"], paths["page_models"], "standard", P)
+    run = read_run(runs_dir / method / "standard.json")
+    where = {c["chunk_id"]: (c["doc"], c["page"]) for c in ctx.chunks}
+    final = {q: {where[c] for c, _ in hits[:ctx.k]} for q, hits in run.items()}
+    records = gap_records(ctx.questions, final, {q: [k for k, _ in r] for q, r in ranked.items()})
+    summary = summarise(records)
+    write_jsonl(out_json.with_suffix(".jsonl"), records)
+    write_json(out_json, {"method": method, "P": P, **summary})
+    write_text(out_md, render(summary, method, P))
+    return summary
 
 
 def query_latency(retriever, queries: list[str], k: int) -> dict:

@@ -1,0 +1,80 @@
+"""Per-method retrieval benchmarks -> reports/benchmarks.json (section "methods").
+
+For each first-stage retriever: index build time (from the last `dvc repro`'s stage timings),
+single-query latency p50/p95 over the evaluated questions, and the index's memory. BM25 is
+measured on both backends in the same run, with their DocRec@5/PageRec@5 on the same questions
+("at equal recall"), so the speed ratio compares like with like.
+
+Run from the repository root after `dvc repro`: ``python benchmarks/bench_methods.py``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from fingap.corpus import STATUS_EVALUATED
+from fingap.evaluation import ChunkLookup, aggregate, score_run
+from fingap.io import read_json, read_jsonl, write_json
+from fingap.params import load_params
+from fingap.pipeline import load_questions
+from fingap.retrievers.bm25 import BM25Retriever
+from fingap.zoo_steps import Context, query_latency
+
+OUT = Path("reports/benchmarks.json")
+
+
+def _nbytes(r) -> int:
+    if hasattr(r, "embeddings"):
+        return int(r.embeddings.nbytes)
+    if hasattr(r, "index") and hasattr(r.index, "data"):
+        m = r.index
+        return int(m.data.nbytes + m.indices.nbytes + m.indptr.nbytes)
+    return 0
+
+
+def main() -> None:
+    params = load_params()
+    questions = [q for q in load_questions(Path("data/corpus")) if q.status == STATUS_EVALUATED]
+    texts = [q.question for q in questions]
+    chunks = read_jsonl("data/chunks/chunks.jsonl")
+    lookup = ChunkLookup([c["chunk_id"] for c in chunks], [c["doc"] for c in chunks],
+                         [c["page"] for c in chunks], [c["text"] for c in chunks])
+    timings = {read_json(f)["stage"]: read_json(f)["seconds"]
+               for f in Path("data/timings").glob("*.json")}
+    result: dict = {}
+    bm25_runs = {}
+    for backend in ("bm25s", "rank_bm25"):
+        r = BM25Retriever.load("data/indexes/bm25", backend=backend)
+        lat = query_latency(r, texts, 5)
+        run = r.search({q.id: q.question for q in questions}, 5)
+        bm25_runs[backend] = run
+        quality = aggregate(score_run(questions, run, lookup, 5), 5)
+        result[f"bm25_{backend}"] = {**lat, "DocRec@5": round(quality["DocRec@5"], 4),
+                                     "PageRec@5": round(quality["PageRec@5"], 4)}
+    result["bm25_speedup_bm25s_vs_rank_bm25_p50"] = round(
+        result["bm25_rank_bm25"]["p50_ms"] / result["bm25_bm25s"]["p50_ms"], 1)
+    result["bm25_build_s"] = timings.get("index_bm25")
+    ctx = Context(params)
+    for name, stage in (("dense", "index_dense"), ("splade", "index_splade"),
+                        ("parent_child", "index_children")):
+        try:
+            r = ctx.retriever(name)
+        except (FileNotFoundError, OSError) as e:
+            result[name] = {"error": f"index not built: {e}"}
+            continue
+        r.search({"warm": texts[0]}, 5)  # load lazily-initialised parts first
+        target = r.child if name == "parent_child" else r
+        result[name] = {**query_latency(r, texts, 5), "index_bytes": _nbytes(target),
+                        "build_s": timings.get(stage)}
+    result["n_queries"] = len(texts)
+    result["note"] = ("latency = one query per search call, query encoding included; "
+                      "p50/p95 over the evaluated questions")
+    all_results = read_json(OUT) if OUT.exists() else {}
+    all_results["methods"] = result
+    write_json(OUT, all_results)
+    print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()

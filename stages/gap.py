@@ -1,0 +1,17 @@
+"""DVC stage: where the best page-then-chunk pipeline loses each missed gold page."""
+
+from pathlib import Path
+
+from fingap.params import section
+from fingap.stagekit import stage
+from fingap.zoo_steps import run_gap
+
+
+def main() -> None:
+    with stage("gap") as params:
+        run_gap(section(params, "gap")["method"], params, Path("data/runs"),
+                Path("reports/gap.json"), Path("reports/gap.md"))
+
+
+if __name__ == "__main__":
+    main()
