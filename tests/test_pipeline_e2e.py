@@ -41,7 +41,13 @@ def project(tmp_path_factory):
     params["page_scorer_train"].update(epochs=2, batch_size=2, max_seq_length=64)
     params["reranker_train"].update(epochs=1, batch_size=4, max_length=64)
     params["children"].update(size=16, overlap=4)  # several children per tiny page
+    # every method with a stage is evaluated on the tiny corpus, including the two whose
+    # full-corpus indexes are not in the default evaluation yet
+    params["evaluate"]["methods"] += ["splade", "parent_child"]
     (proj / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    dvc = yaml.safe_load((proj / "dvc.yaml").read_text())
+    dvc["stages"]["evaluate"]["deps"] += ["data/runs/splade", "data/runs/parent_child"]
+    (proj / "dvc.yaml").write_text(yaml.safe_dump(dvc, sort_keys=False))
     env = dict(os.environ)
     env.pop("MLFLOW_TRACKING_URI", None)
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"

@@ -306,9 +306,9 @@ def run_evaluate(params: dict, corpus_out: Path, chunks_path: Path, runs_dir: Pa
     write_text(table_path, render_retrieval_report(out, breakdowns, methods, k))
     if plots_dir is not None:
         from .figures import by_question_type_rows, plot_by_question_type, write_rows_csv
-        from .report import ABLATION_PREFIX, DISPLAY
+        from .report import DISPLAY, ablation_p
 
-        main = [m for m in methods if not m.startswith(ABLATION_PREFIX)]
+        main = [m for m in methods if ablation_p(m) is None]
         rows = by_question_type_rows(breakdowns, main, k)
         write_rows_csv(plots_dir / "by_question_type.csv", rows)
         plot_by_question_type(plots_dir / "by_question_type.png", rows, DISPLAY, k)

@@ -22,8 +22,14 @@ DISPLAY = {
     "page_scorer_linear": "Page scorer, linear page+chunk (w=0.5)",
     "page_scorer_rrf": "Page scorer, RRF of page and chunk ranks",
 }
-# rows of the P ablation table (Annex C), not of Table 1
+# rows of the P ablation table (Annex C), not of Table 1: page_scorer_p5, page_scorer_p10, ...
 ABLATION_PREFIX = "page_scorer_p"
+
+
+def ablation_p(method: str) -> int | None:
+    """P of a P-ablation method name, else None (page_scorer_page_order is not one)."""
+    rest = method[len(ABLATION_PREFIX):]
+    return int(rest) if method.startswith(ABLATION_PREFIX) and rest.isdigit() else None
 CONDITION_DISPLAY = {"standard": "", "oracle_doc": "Oracle-Doc", "oracle_page": "Oracle-Page"}
 DOC_TYPES = ("10K", "10Q", "8K", "EARNINGS")
 
@@ -57,7 +63,7 @@ def render_retrieval_report(metrics: dict, breakdowns: dict, methods: list[str],
         f"| Method | DocRec@{k} | PageRec@{k} | BLEU@{k} | ROUGE-L@{k} | Oracle gap | n |",
         "|---|---|---|---|---|---|---|",
     ]
-    main = [m for m in methods if not m.startswith(ABLATION_PREFIX)]
+    main = [m for m in methods if ablation_p(m) is None]
     for cond in CONDITIONS:
         for m in main:
             row = metrics.get(m, {}).get(cond)
@@ -85,8 +91,7 @@ def render_retrieval_report(metrics: dict, breakdowns: dict, methods: list[str],
 
 
 def _ablation_table(metrics: dict, methods: list[str], k: int) -> list[str]:
-    rows = sorted((int(m[len(ABLATION_PREFIX):]), m) for m in methods
-                  if m.startswith(ABLATION_PREFIX) and m[len(ABLATION_PREFIX):].isdigit())
+    rows = sorted((ablation_p(m), m) for m in methods if ablation_p(m) is not None)
     if not rows:
         return []
     lines = ["", "## P ablation: learned page scorer with P candidate pages (standard condition)",

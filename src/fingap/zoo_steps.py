@@ -53,7 +53,8 @@ def run_splade_index(params: dict, chunks_path: Path, out_dir: Path) -> dict:
     top_terms = require_int(params, "splade", "top_terms", minimum=1)
     chunks = read_jsonl(chunks_path)
     enc = SpladeEncoder(params["model"], max_length=require_int(params, "splade", "max_length", 8),
-                        batch_size=int(params.get("batch_size", 32)))
+                        batch_size=int(params.get("batch_size", 32)),
+                        precision=params.get("precision", "fp32"))
     t0 = time.perf_counter()
     docs = enc.encode([c["text"] for c in chunks], top_terms=top_terms, show_progress=True)
     seconds = time.perf_counter() - t0
@@ -121,7 +122,8 @@ class Context:
 
             sp = self.params["splade"]
             r = SpladeRetriever.load(idx / "splade", SpladeEncoder(
-                sp["model"], max_length=int(sp["max_length"]), batch_size=int(sp["batch_size"])))
+                sp["model"], max_length=int(sp["max_length"]), batch_size=int(sp["batch_size"]),
+                precision=sp.get("precision", "fp32")))
         elif name == "parent_child":
             from .retrievers.dense import DenseRetriever
             from .retrievers.parent_child import ParentChildRetriever

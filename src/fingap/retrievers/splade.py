@@ -8,6 +8,7 @@ a dense scan over the vocabulary.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -19,7 +20,8 @@ from .base import Retriever
 
 
 class SpladeEncoder:
-    def __init__(self, model: str = "splade-tiny", max_length: int = 512, batch_size: int = 32):
+    def __init__(self, model: str = "splade-tiny", max_length: int = 512, batch_size: int = 32,
+                 precision: str = "fp32"):
         from transformers import AutoModelForMaskedLM, AutoTokenizer
 
         from ..models import ensure_offline, resolve_model
@@ -31,6 +33,9 @@ class SpladeEncoder:
         self.max_length = max_length
         self.batch_size = batch_size
         self.vocab_size = self.model.config.vocab_size
+        if precision not in ("fp32", "bf16"):
+            raise ValueError(f"splade.precision must be fp32 or bf16, got {precision!r}")
+        self.precision = precision
 
     def encode(self, texts: list[str], top_terms: int | None = None,
                show_progress: bool = False) -> sp.csr_matrix:
@@ -45,10 +50,13 @@ class SpladeEncoder:
             idx = order[b : b + self.batch_size]
             enc = self.tokenizer([texts[i] for i in idx], padding=True, truncation=True,
                                  max_length=self.max_length, return_tensors="pt")
-            with torch.inference_mode():
+            autocast = (torch.autocast("cpu", dtype=torch.bfloat16) if self.precision == "bf16"
+                        else contextlib.nullcontext())
+            with torch.inference_mode(), autocast:
                 logits = self.model(**enc).logits
-            w = torch.log1p(torch.relu(logits)) * enc["attention_mask"].unsqueeze(-1)
-            w = w.max(dim=1).values
+            # log(1 + relu(x)) is monotonic, so the max over positions can be taken first
+            pad = enc["attention_mask"].unsqueeze(-1) == 0
+            w = torch.log1p(torch.relu(logits.float().masked_fill(pad, 0.0).max(dim=1).values))
             if top_terms is not None and top_terms < w.shape[1]:
                 top = torch.topk(w, top_terms, dim=1)
                 w = torch.zeros_like(w).scatter_(1, top.indices, top.values)
