@@ -68,8 +68,10 @@ def main() -> None:
         result[name] = {**query_latency(r, texts, 5), "index_bytes": _nbytes(target),
                         "build_s": timings.get(stage)}
     result["n_queries"] = len(texts)
-    result["note"] = ("latency = one query per search call, query encoding included; "
-                      "p50/p95 over the evaluated questions")
+    result["note"] = ("latency = one query per search call, p50/p95 over the evaluated "
+                      "questions; BM25 tokenises the query; dense query embeddings come from the "
+                      "embedding cache (data/cache) when a run already encoded them, so dense "
+                      "latency is then the index search alone")
     all_results = read_json(OUT) if OUT.exists() else {}
     all_results["methods"] = result
     write_json(OUT, all_results)
