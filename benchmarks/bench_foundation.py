@@ -20,7 +20,7 @@ import numpy as np
 
 from fingap.corpus import PDF_DIR, STATUS_EVALUATED, locate_corpus
 from fingap.extract import extract_pdf
-from fingap.io import read_json, read_jsonl, write_json
+from fingap.io import read_json, read_jsonl, update_json_section
 from fingap.params import load_params
 from fingap.pipeline import load_questions, make_encoder
 from fingap.retrievers.bm25 import BM25Retriever
@@ -109,9 +109,7 @@ def main() -> None:
         "dense_encode": bench_encode(params["dense"], sample),
         "stage_wall_s": stage_times(),
     }
-    all_results = read_json(OUT) if OUT.exists() else {}
-    all_results["foundation"] = result
-    write_json(OUT, all_results)
+    update_json_section(OUT, "foundation", result)
     print(json.dumps(result, indent=2))
 
 

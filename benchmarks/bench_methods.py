@@ -15,7 +15,7 @@ from pathlib import Path
 
 from fingap.corpus import STATUS_EVALUATED
 from fingap.evaluation import ChunkLookup, aggregate, score_run
-from fingap.io import read_json, read_jsonl, write_json
+from fingap.io import read_json, read_jsonl, update_json_section
 from fingap.params import load_params
 from fingap.pipeline import load_questions
 from fingap.retrievers.bm25 import BM25Retriever
@@ -72,9 +72,7 @@ def main() -> None:
                       "questions; BM25 tokenises the query; dense query embeddings come from the "
                       "embedding cache (data/cache) when a run already encoded them, so dense "
                       "latency is then the index search alone")
-    all_results = read_json(OUT) if OUT.exists() else {}
-    all_results["methods"] = result
-    write_json(OUT, all_results)
+    update_json_section(OUT, "methods", result)
     print(json.dumps(result, indent=2))
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from fingap.corpus import STATUS_EVALUATED
-from fingap.io import read_json, read_jsonl, write_json
+from fingap.io import read_json, read_jsonl, update_json_section
 from fingap.page_scorer import (
     TrainConfig,
     encode_pages,
@@ -76,9 +76,7 @@ def main(steps: int = 6, n_pages: int = 128) -> None:
         stats = Path(f"data/page_index/{variant}/stats.json")
         if stats.exists():
             result[f"pipeline_page_index_{variant}"] = read_json(stats)["encode"]
-    all_results = read_json(OUT) if OUT.exists() else {}
-    all_results["page_scorer"] = result
-    write_json(OUT, all_results)
+    update_json_section(OUT, "page_scorer", result)
     print(json.dumps(result, indent=2))
 
 

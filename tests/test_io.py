@@ -51,3 +51,13 @@ def test_outputs_get_normal_permissions(tmp_path):
     umask = os.umask(0)
     os.umask(umask)
     assert (tmp_path / "m.json").stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+def test_update_json_section_keeps_other_sections(tmp_path):
+    from fingap.io import read_json, update_json_section
+
+    path = tmp_path / "bench.json"
+    update_json_section(path, "a", {"x": 1})
+    update_json_section(path, "b", 2)
+    update_json_section(path, "a", {"x": 3})
+    assert read_json(path) == {"a": {"x": 3}, "b": 2}

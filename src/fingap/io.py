@@ -47,6 +47,15 @@ def write_json(path: str | Path, obj: Any) -> None:
     write_text(path, json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
 
 
+def update_json_section(path: str | Path, key: str, value: Any) -> None:
+    """Set one top-level key of a JSON file (created if absent), keeping the others; used by
+    the benchmarks, which each own one section of reports/benchmarks.json."""
+    path = Path(path)
+    data = read_json(path) if path.exists() else {}
+    data[key] = value
+    write_json(path, data)
+
+
 def read_json(path: str | Path) -> Any:
     with open(path, encoding="utf-8") as f:
         return json.load(f)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import sys
 import time
@@ -39,10 +38,6 @@ def stage(name: str) -> Iterator[dict]:
     write_json(TIMINGS_DIR / f"{name}.json", {"stage": name, "seconds": round(seconds, 2),
                                                "finished": time.time()})
     logging.getLogger("fingap").info("stage %s done in %.1fs", name, seconds)
-
-
-def dump(obj: object) -> str:
-    return json.dumps(obj, indent=2, sort_keys=True)
 
 
 def check_cmd_params(sec: dict, name: str, keys: tuple[str, ...], argv: list[str]) -> None:
