@@ -33,6 +33,7 @@ bench: setup
 	python benchmarks/bench_foundation.py
 	python benchmarks/bench_page_scorer.py
 	python benchmarks/bench_methods.py
+	python benchmarks/bench_generation.py
 
 llama-cpp: setup  # optional llama.cpp backend, built portably (the native build crashes here)
 	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PY) -m pip install "llama-cpp-python>=0.3.7,<0.4"

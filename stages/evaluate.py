@@ -15,7 +15,8 @@ def main() -> None:
                      Path("reports/extract.json"), Path("reports/chunks.json"),
                      Path("reports/metrics.json"), Path("reports/breakdown.json"),
                      Path("reports/per_question"), Path("reports/retrieval.md"),
-                     Path("reports/plots"), corpus_params=section(params, "corpus"))
+                     Path("reports/plots"), corpus_params=section(params, "corpus"),
+                     answers_dir=Path("data/answers"))
 
 
 if __name__ == "__main__":

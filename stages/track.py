@@ -20,7 +20,9 @@ def main() -> None:
             read_json(reports / "metrics.json"), read_json(Path("data/corpus/manifest.json")),
             reports / "per_question",
             [reports / "metrics.json", reports / "breakdown.json", reports / "retrieval.md",
-             reports / "gap.md", reports / "gap.json", reports / "plots/by_question_type.png"],
+             reports / "gap.md", reports / "gap.json", reports / "plots/by_question_type.png",
+             reports / "hyde.json", reports / "generation.json",
+             reports / "best_selection.json"],
             extra_tags=tags,
         )
         write_json(reports / "mlflow_run.json", {"parent_run_id": run_id})

@@ -88,3 +88,34 @@ def test_multi_hyde_pads_with_the_question():
 )
 def test_parse_subqueries(output, expected):
     assert parse_subqueries(output, 4, "Q?") == expected
+
+
+def test_batched_helpers_send_one_call_per_round_and_fall_back_on_failure():
+    from fingap.llm import Result
+
+    class Recording(FakeLLM):
+        def __init__(self, out):
+            super().__init__(out)
+            self.rounds = []
+
+        def generate_many(self, requests):
+            self.rounds.append(len(requests))
+            res = super().generate_many(requests)
+            # the passage for question "b?" (or its sub-queries) fails
+            return [Result("", "LLMError: down") if "b?" in r.messages[-1]["content"] else x
+                    for r, x in zip(requests, res, strict=True)]
+
+    llm = Recording("1. one\n2. two")
+    errors = {}
+    assert hyde_for_questions(llm, {"a": "a?", "b": "b?"}, seed=2, errors=errors) == {
+        "a": "passage for [a?] seed 2", "b": "b?"}  # failure -> the question itself
+    assert errors == {"b": "LLMError: down"} and llm.rounds == [2]
+
+    llm = Recording("1. one\n2. two")
+    errors = {}
+    out = multi_hyde_for_questions(llm, {"a": "a?", "b": "b?"}, n=2, seed=5, errors=errors)
+    assert llm.rounds == [2, 4]  # all sub-query lists, then all passages
+    assert out["a"].subqueries == ["one", "two"]
+    assert out["a"].passages == ["passage for [one] seed 5", "passage for [two] seed 6"]
+    assert out["b"].subqueries == ["b?", "b?"] and out["b"].passages == ["b?", "b?"]
+    assert set(errors) == {"b"}

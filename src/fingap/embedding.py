@@ -6,6 +6,10 @@ split into consecutive windows of the model's length, each window is embedded, a
 embedding is the re-normalised mean of its windows, so no part of a 1024-token chunk is ignored.
 ``long_text="truncate"`` embeds only the first window (what sentence-transformers does).
 
+BGE models (``BAAI/bge-m3``, ``bge-small-en-v1.5``, ...) are loaded through FlagEmbedding's
+``FlagModel`` (CLS pooling, as they were trained); every other model through
+sentence-transformers.
+
 Cache: embeddings are stored in SQLite keyed by sha1(model fingerprint, settings, text), so
 re-chunking only encodes chunks whose text is new.
 """
@@ -72,23 +76,38 @@ class TextEncoder:
         if precision not in PRECISIONS:
             raise ParamError(f"dense.precision must be one of {PRECISIONS}, got {precision!r}")
         ensure_offline()
-        from sentence_transformers import SentenceTransformer
+        from .bge import FlagDenseEncoder, is_bge
 
         self.model_name = model
-        self.model = SentenceTransformer(resolve_model(model), device="cpu")
-        if max_seq_length:
-            self.model.max_seq_length = max_seq_length
-        self.max_seq_length = self.model.max_seq_length
+        self.flag = None
+        if is_bge(model):
+            self.model = None
+            self.max_seq_length = max_seq_length or 512
+            self.flag = FlagDenseEncoder(model, max_length=self.max_seq_length,
+                                         batch_size=batch_size)
+            self.tokenizer = self.flag.tokenizer
+        else:
+            from sentence_transformers import SentenceTransformer
+
+            self.model = SentenceTransformer(resolve_model(model), device="cpu")
+            if max_seq_length:
+                self.model.max_seq_length = max_seq_length
+            self.max_seq_length = self.model.max_seq_length
+            self.tokenizer = self.model.tokenizer
         self.long_text = long_text
         self.precision = precision
         self.batch_size = batch_size
         self.show_progress = show_progress
         self.cache = EmbeddingCache(cache_path) if cache_path else None
         self._settings = f"{model_fingerprint(model)}|{self.max_seq_length}|{long_text}|{precision}"
+        if self.flag is not None:
+            self._settings += "|flagembedding"
         self.stats = {"encoded": 0, "cached": 0, "windows": 0}
 
     @property
     def dim(self) -> int:
+        if self.flag is not None:
+            return int(self.flag.model.model.config.hidden_size)
         return self.model.get_embedding_dimension()
 
     def _key(self, text: str) -> str:
@@ -101,6 +120,9 @@ class TextEncoder:
         ctx = (
             torch_autocast_bf16() if self.precision == "bf16" else contextlib.nullcontext()
         )
+        if self.flag is not None:
+            with ctx:
+                return self.flag.encode(texts)
         with ctx:
             emb = self.model.encode(
                 texts,
@@ -115,7 +137,7 @@ class TextEncoder:
         """Windows of at most max_seq_length - 2 tokens (room for [CLS]/[SEP])."""
         if self.long_text == "truncate":
             return [text]
-        tok = self.model.tokenizer
+        tok = self.tokenizer
         offs = tok(text, add_special_tokens=False, return_offsets_mapping=True, verbose=False)[
             "offset_mapping"
         ]

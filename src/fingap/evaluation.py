@@ -65,3 +65,37 @@ def breakdown(records: Sequence[dict], key: str, k: int) -> dict[str, dict[str, 
     for r in records:
         groups[r[key]].append(r)
     return {g: aggregate(rs, k) for g, rs in sorted(groups.items())}
+
+
+METRICS_GENERATED = "metrics-generated"  # FinanceBench's question type for computed metrics
+
+
+def add_answer_scores(records: Sequence[dict], answers: Mapping[str, dict],
+                      questions: Sequence[Question]) -> None:
+    """Add the generated answer and its scores to each per-question record (in place)."""
+    from .answer_metrics import answer_scores, extract_numbers
+
+    gold = {q.id: q.answer for q in questions}
+    for r in records:
+        a = answers.get(r["question_id"])
+        if a is None:
+            raise KeyError(f"no generated answer for question {r['question_id']}")
+        scores = answer_scores(gold[r["question_id"]], a["answer"])
+        r.update({"answer": a["answer"], "answer_error": a.get("error"),
+                  "AnsROUGE-L": scores["answer_rouge_l"], "NumMatch": scores["numeric_match"],
+                  "gold_numeric": bool(extract_numbers(gold[r["question_id"]]))})
+
+
+def aggregate_answers(records: Sequence[dict]) -> dict[str, float | int | None]:
+    """Answer ROUGE-L over all questions; numeric match over metrics-generated questions (the
+    paper's column) and over every question whose gold answer has a number."""
+    mg = [r for r in records if r["question_type"] == METRICS_GENERATED]
+    numeric = [r for r in records if r["gold_numeric"]]
+    return {
+        "AnsROUGE-L": mean(r["AnsROUGE-L"] for r in records),
+        "NumMatch": mean(r["NumMatch"] for r in mg) if mg else None,
+        "n_metrics_generated": len(mg),
+        "NumMatch_numeric": mean(r["NumMatch"] for r in numeric) if numeric else None,
+        "n_numeric": len(numeric),
+        "gen_failed": sum(1 for r in records if r.get("answer_error")),
+    }

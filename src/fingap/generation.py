@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 
-from fingap.llm import LLM
+from fingap.llm import LLM, Request
 
 log = logging.getLogger("fingap.generation")
 
@@ -44,14 +44,21 @@ def generate_answers(
     them. One bad question should not throw away the answers already paid for.
     """
     results: dict[str, dict] = {}
+    requests: dict[str, Request] = {}
     for qid, query in questions.items():
         try:
-            messages = build_messages(query, contexts[qid])
-            answer = llm.generate(messages, max_new_tokens, temperature, seed)
-            results[qid] = {"answer": answer, "error": None}
-        except Exception as exc:  # any failure is charged to this question only
+            requests[qid] = Request(build_messages(query, contexts[qid]), max_new_tokens,
+                                    temperature, seed)
+        except Exception as exc:  # e.g. no context for this question
             results[qid] = {"answer": "", "error": f"{type(exc).__name__}: {exc}"}
-            log.warning("generation failed for %s: %s", qid, results[qid]["error"])
+    # one call, so a batching backend sees every request
+    replies = llm.generate_many(list(requests.values()))
+    for qid, res in zip(requests, replies, strict=True):
+        results[qid] = {"answer": res.text, "error": res.error}
+    results = {qid: results[qid] for qid in questions}  # question order
+    for qid, r in results.items():
+        if r["error"]:
+            log.warning("generation failed for %s: %s", qid, r["error"])
     failed = count_errors(results)
     if failed:
         log.warning("generation failed for %d of %d questions", failed, len(results))

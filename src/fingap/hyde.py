@@ -18,7 +18,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from fingap.llm import LLM
+from fingap.llm import LLM, Request
 
 TEMPERATURE = 0.7
 PASSAGE_TOKENS = 200
@@ -143,12 +143,64 @@ def multi_hyde(
     return MultiHyDE(subqueries=subqueries, passages=passages)
 
 
-def hyde_for_questions(llm: LLM, questions: Mapping[str, str], seed: int = 0) -> dict[str, str]:
-    """``{qid: passage}``; errors propagate, since retrieval cannot silently drop a query."""
-    return {qid: hyde_passage(llm, q, seed=seed) for qid, q in questions.items()}
+def _passage_request(question: str, seed: int, temperature: float,
+                     max_new_tokens: int) -> Request:
+    return Request(_messages(PASSAGE_TEMPLATE.format(question=question)), max_new_tokens,
+                   temperature, seed)
+
+
+def hyde_for_questions(
+    llm: LLM,
+    questions: Mapping[str, str],
+    seed: int = 0,
+    temperature: float = TEMPERATURE,
+    max_new_tokens: int = PASSAGE_TOKENS,
+    errors: dict[str, str] | None = None,
+) -> dict[str, str]:
+    """``{qid: passage}``, all requests sent at once so a backend can batch them.
+
+    A failed generation falls back to the question itself (plain dense retrieval for that
+    query) and is recorded in ``errors`` if given: retrieval cannot silently drop a query.
+    """
+    qids = list(questions)
+    results = llm.generate_many([_passage_request(questions[q], seed, temperature,
+                                                  max_new_tokens) for q in qids])
+    out = {}
+    for qid, res in zip(qids, results, strict=True):
+        out[qid] = res.text.strip() if res.error is None else questions[qid]
+        if res.error is not None and errors is not None:
+            errors[qid] = res.error
+    return out
 
 
 def multi_hyde_for_questions(
-    llm: LLM, questions: Mapping[str, str], n: int = N_SUBQUERIES, seed: int = 0
+    llm: LLM,
+    questions: Mapping[str, str],
+    n: int = N_SUBQUERIES,
+    seed: int = 0,
+    temperature: float = TEMPERATURE,
+    max_new_tokens: int = PASSAGE_TOKENS,
+    errors: dict[str, str] | None = None,
 ) -> dict[str, MultiHyDE]:
-    return {qid: multi_hyde(llm, q, n, seed=seed) for qid, q in questions.items()}
+    """Multi-HyDE for every question in two batched rounds: all sub-query lists, then all
+    passages. Failures fall back to the question (sub-queries) or the sub-query (passages)."""
+    qids = list(questions)
+    lists = llm.generate_many([
+        Request(_messages(SUBQUERY_TEMPLATE.format(n=n, question=questions[q])),
+                SUBQUERY_TOKENS, temperature, seed) for q in qids])
+    subqueries = {}
+    for qid, res in zip(qids, lists, strict=True):
+        if res.error is not None and errors is not None:
+            errors[qid] = res.error
+        subqueries[qid] = parse_subqueries(res.text if res.error is None else "", n,
+                                           questions[qid])
+    pairs = [(qid, i) for qid in qids for i in range(n)]
+    passages = llm.generate_many([
+        _passage_request(subqueries[q][i], seed + i, temperature, max_new_tokens)
+        for q, i in pairs])
+    texts: dict[str, list[str]] = {q: [] for q in qids}
+    for (qid, i), res in zip(pairs, passages, strict=True):
+        if res.error is not None and errors is not None:
+            errors[qid] = res.error
+        texts[qid].append(res.text.strip() if res.error is None else subqueries[qid][i])
+    return {q: MultiHyDE(subqueries=subqueries[q], passages=texts[q]) for q in qids}

@@ -37,11 +37,41 @@ class LLMUnavailableError(LLMError):
     """A backend cannot be used at all (endpoint unreachable, package or model file missing)."""
 
 
+@dataclass(frozen=True)
+class Request:
+    """One generation request; ``temperature == 0`` means greedy decoding."""
+
+    messages: list[dict]
+    max_new_tokens: int
+    temperature: float = 0.0
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class Result:
+    """A reply, or the error that prevented it (``text`` is then empty)."""
+
+    text: str
+    error: str | None = None
+
+
 class LLM(ABC):
     """Chat-style text generation: ``messages`` are ``{"role": ..., "content": ...}`` dicts."""
 
     backend: str = "abstract"
     model_id: str = ""
+
+    def generate_many(self, requests: list[Request]) -> list[Result]:
+        """Replies in request order; a failed request becomes a Result with ``error`` set, so
+        one bad question never costs the others. Backends that can batch override this."""
+        out = []
+        for r in requests:
+            try:
+                out.append(Result(self.generate(r.messages, r.max_new_tokens, r.temperature,
+                                                 r.seed)))
+            except Exception as exc:  # charged to this request only
+                out.append(Result("", f"{type(exc).__name__}: {exc}"))
+        return out
 
     @abstractmethod
     def generate(
@@ -62,11 +92,25 @@ class LLM(ABC):
 
 
 class TransformersLLM(LLM):
-    """A transformers causal LM on CPU, formatted with the tokenizer's chat template."""
+    """A transformers causal LM on CPU, formatted with the tokenizer's chat template.
+
+    ``generate_many`` batches requests (left-padded, ``batch_size`` at a time, similar prompt
+    lengths together): on two CPU cores a 135M model decodes ~7x more tokens/s at batch 16 than
+    one request at a time. A sampled batch is seeded once with its requests' seed, so its output
+    depends on the batch partition, which is deterministic for a given request list; the cache
+    then pins every reply.
+    """
 
     backend = "transformers"
 
-    def __init__(self, model: str, gguf_file: str | None = None, model_id: str | None = None):
+    def __init__(self, model: str, gguf_file: str | None = None, model_id: str | None = None,
+                 precision: str = "fp32", batch_size: int = 8):
+        if precision not in ("fp32", "bf16"):
+            raise ValueError(f"llm precision must be fp32 or bf16, got {precision!r}")
+        if batch_size < 1:
+            raise ValueError(f"llm batch_size must be >= 1, got {batch_size}")
+        self.precision = precision
+        self.batch_size = batch_size
         model_path = Path(model)
         # Accept a path straight to a .gguf file: transformers wants (folder, file name).
         if gguf_file is None and model.endswith(".gguf") and model_path.is_file():
@@ -100,7 +144,10 @@ class TransformersLLM(LLM):
                 f"cannot load {self.model_id} with transformers: {exc} "
                 "(GGUF loading needs: pip install gguf accelerate)"
             ) from exc
-        self._model = model.to("cpu").eval()
+        import torch
+
+        dtype = torch.bfloat16 if self.precision == "bf16" else torch.float32
+        self._model = model.to("cpu", dtype=dtype).eval()
 
     def check(self) -> None:
         self._load()
@@ -126,6 +173,52 @@ class TransformersLLM(LLM):
             out = self._model.generate(**inputs, max_new_tokens=max_new_tokens, **decoding)
         new_tokens = out[0, inputs["input_ids"].shape[1]:]
         return self._tokenizer.decode(new_tokens, skip_special_tokens=True).strip()
+
+    def generate_many(self, requests: list[Request]) -> list[Result]:
+        self._load()
+        prompts = [self._tokenizer.apply_chat_template(r.messages, add_generation_prompt=True,
+                                                       tokenize=False) for r in requests]
+        lengths = [len(self._tokenizer(p, add_special_tokens=False)["input_ids"])
+                   for p in prompts]
+        groups: dict[tuple, list[int]] = {}
+        for i, r in enumerate(requests):
+            groups.setdefault((r.max_new_tokens, r.temperature, r.seed), []).append(i)
+        out: list[Result | None] = [None] * len(requests)
+        for (max_new, temperature, seed), idx in sorted(groups.items()):
+            idx = sorted(idx, key=lambda i: (lengths[i], i))  # little padding per batch
+            for b in range(0, len(idx), self.batch_size):
+                part = idx[b:b + self.batch_size]
+                try:
+                    texts = self._generate_batch([prompts[i] for i in part], max_new,
+                                                 temperature, seed)
+                    for i, text in zip(part, texts, strict=True):
+                        out[i] = Result(text)
+                except Exception:
+                    # isolate the failing request(s): retry one at a time
+                    for i, res in zip(part, super().generate_many([requests[i] for i in part]),
+                                      strict=True):
+                        out[i] = res
+        return [r for r in out if r is not None]
+
+    def _generate_batch(self, prompts: list[str], max_new_tokens: int, temperature: float,
+                        seed: int) -> list[str]:
+        import torch
+
+        tok = self._tokenizer
+        tok.padding_side = "left"  # decoder-only models continue from the right end
+        pad_id = tok.pad_token_id if tok.pad_token_id is not None else tok.eos_token_id
+        if tok.pad_token_id is None:
+            tok.pad_token = tok.eos_token
+        inputs = tok(prompts, return_tensors="pt", padding=True, add_special_tokens=False)
+        decoding: dict[str, Any] = {"do_sample": False}
+        if temperature > 0:
+            torch.manual_seed(seed)
+            decoding = {"do_sample": True, "temperature": temperature}
+        with torch.inference_mode():
+            out = self._model.generate(**inputs, max_new_tokens=max_new_tokens,
+                                       pad_token_id=pad_id, **decoding)
+        new = out[:, inputs["input_ids"].shape[1]:]
+        return [tok.decode(row, skip_special_tokens=True).strip() for row in new]
 
 
 # --------------------------------------------------------------------------- llama.cpp
@@ -311,7 +404,9 @@ def make_llm(params: dict) -> LLM:
         model, gguf_file = str(path.parent), path.name
         model_id = f"{spec.distribution}/{spec.filename}"
     if backend == "transformers":
-        return TransformersLLM(model, gguf_file=gguf_file, model_id=model_id)
+        return TransformersLLM(model, gguf_file=gguf_file, model_id=model_id,
+                               precision=params.get("precision", "fp32"),
+                               batch_size=int(params.get("batch_size", 8)))
     if backend == "llama_cpp":
         path = str(Path(model) / gguf_file) if gguf_file else model
         return LlamaCppLLM(path, model_id=model_id)
@@ -342,6 +437,7 @@ class CachedLLM(LLM):
         self.model_id = llm.model_id
         self.backend_id = backend_id
         self.stats = CacheStats()
+        self._checked = False
         path = Path(cache_path)
         path.parent.mkdir(parents=True, exist_ok=True)
         self._conn = sqlite3.connect(str(path))
@@ -394,6 +490,36 @@ class CachedLLM(LLM):
             )
         return response
 
+    def generate_many(self, requests: list[Request]) -> list[Result]:
+        """Cached replies for every request; the misses (each distinct one once) go to the
+        wrapped backend in one call, so it can batch them."""
+        keys = [self.key(r.messages, r.max_new_tokens, r.temperature, r.seed) for r in requests]
+        found: dict[str, str] = {}
+        unique = list(dict.fromkeys(k for k, _ in keys))
+        for i in range(0, len(unique), 500):
+            part = unique[i:i + 500]
+            marks = ",".join("?" * len(part))
+            sql = f"SELECT key, response FROM completions WHERE key IN ({marks})"
+            found.update(self._conn.execute(sql, part).fetchall())
+        todo = {}
+        for (key, _), r in zip(keys, requests, strict=True):
+            if key not in found and key not in todo:
+                todo[key] = r
+        if todo and not self._checked:
+            self.llm.check()  # one clear error (dead server, missing file) before any request
+            self._checked = True
+        fresh = (dict(zip(todo, self.llm.generate_many(list(todo.values())), strict=True))
+                 if todo else {})
+        with self._conn:
+            self._conn.executemany(
+                "INSERT OR REPLACE INTO completions VALUES (?, ?, ?, ?)",
+                [(key, request, fresh[key].text, time.time())
+                 for key, request in dict(keys).items()
+                 if key in fresh and fresh[key].error is None])
+        self.stats.misses += len(todo)
+        self.stats.hits += len(requests) - len(todo)
+        return [Result(found[k]) if k in found else fresh[k] for k, _ in keys]
+
     def close(self) -> None:
         self._conn.close()
 
@@ -402,3 +528,32 @@ class CachedLLM(LLM):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def backend_id(params: dict) -> str:
+    """What, besides the model, decides a reply: part of every cache key."""
+    backend = params.get("backend", "transformers")
+    if backend == "openai":
+        return f"openai:{params.get('base_url', '').rstrip('/')}"
+    if backend == "transformers":
+        return f"transformers:{params.get('precision', 'fp32')}"
+    return backend
+
+
+def open_llm(params: dict, cache_path: str | Path) -> CachedLLM:
+    """The cached LLM a stage uses, from the ``llm`` params section (validated first)."""
+    from .params import ParamError
+
+    backend = params.get("backend", "transformers")
+    if backend not in ("transformers", "llama_cpp", "openai"):
+        raise ParamError(f"llm.backend must be transformers, llama_cpp or openai; got {backend!r}")
+    if params.get("precision", "fp32") not in ("fp32", "bf16"):
+        raise ParamError(f"llm.precision must be fp32 or bf16; got {params.get('precision')!r}")
+    batch = params.get("batch_size", 8)
+    if not isinstance(batch, int) or isinstance(batch, bool) or batch < 1:
+        raise ParamError(f"llm.batch_size must be a positive integer; got {batch!r}")
+    try:
+        llm = make_llm(params)
+    except ValueError as exc:
+        raise ParamError(f"llm: {exc}") from None
+    return CachedLLM(llm, cache_path, backend_id(params))

@@ -244,7 +244,8 @@ def run_evaluate(params: dict, corpus_out: Path, chunks_path: Path, runs_dir: Pa
                  extract_report: Path, chunk_report: Path, metrics_path: Path,
                  breakdown_path: Path, per_question_dir: Path, table_path: Path,
                  plots_dir: Path | None = None, corpus_params: dict | None = None,
-                 root: Path = Path(".")) -> dict:
+                 root: Path = Path("."), answers_dir: Path | None = None) -> dict:
+    from .evaluation import add_answer_scores, aggregate_answers
     from .report import render_retrieval_report
 
     k = require_int(params, "evaluate", "k", minimum=1)
@@ -271,15 +272,22 @@ def run_evaluate(params: dict, corpus_out: Path, chunks_path: Path, runs_dir: Pa
     per_question: dict[tuple[str, str], list[dict]] = {}
     by_qtype: dict = {}
     by_dtype: dict = {}
+    generation: dict = {}
     for method in methods:
         for cond in params.get("conditions", list(CONDITIONS)):
             path = runs_dir / method / f"{cond}.json"
             if not path.exists():
                 raise FileNotFoundError(f"{path}: no run for method {method!r}, condition {cond!r}")
             records = score_run(questions, read_run(path), lookup, k)
+            answers_path = None if answers_dir is None else answers_dir / f"{method}__{cond}.jsonl"
+            if answers_path is not None and answers_path.exists():
+                answers = {r["question_id"]: r for r in read_jsonl(answers_path)}
+                add_answer_scores(records, answers, questions)
+                generation[(method, cond)] = aggregate_answers(records)
             per_question[(method, cond)] = records
             write_jsonl(per_question_dir / f"{method}__{cond}.jsonl", records)
             metrics.setdefault(method, {})[cond] = aggregate(records, k)
+            metrics[method][cond].update(generation.get((method, cond), {}))
             by_qtype.setdefault(method, {})[cond] = breakdown(records, "question_type", k)
             by_dtype.setdefault(method, {})[cond] = breakdown(records, "doc_type", k)
     out = dict(metrics)

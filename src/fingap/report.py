@@ -21,6 +21,13 @@ DISPLAY = {
     "page_scorer_page_order": "Page scorer, ordered by page score",
     "page_scorer_linear": "Page scorer, linear page+chunk (w=0.5)",
     "page_scorer_rrf": "Page scorer, RRF of page and chunk ranks",
+    "page_hybrid": "Page-level hybrid (page scorer + page BM25, RRF)",
+    "page_hybrid_page_order": "Page-level hybrid, ordered by page score",
+    "hyde": "HyDE (Dense)",
+    "multi_hyde": "Multi-HyDE (Dense)",
+    "dense_multi_hyde_reranker": "Dense + Multi-HyDE + ReRanker",
+    "page_scorer_multi_hyde": "Learned page scorer + Multi-HyDE",
+    "fingap_best": "fingap best (chosen per fold on the other folds)",
 }
 # rows of the P ablation table (Annex C), not of Table 1: page_scorer_p5, page_scorer_p10, ...
 ABLATION_PREFIX = "page_scorer_p"
@@ -60,8 +67,9 @@ def render_retrieval_report(metrics: dict, breakdowns: dict, methods: list[str],
         "",
         "## Table 1: retrieval",
         "",
-        f"| Method | DocRec@{k} | PageRec@{k} | BLEU@{k} | ROUGE-L@{k} | Oracle gap | n |",
-        "|---|---|---|---|---|---|---|",
+        f"| Method | DocRec@{k} | PageRec@{k} | BLEU@{k} | ROUGE-L@{k} | Oracle gap | "
+        "Ans. ROUGE-L | Num. Match | n |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     main = [m for m in methods if ablation_p(m) is None]
     for cond in CONDITIONS:
@@ -72,11 +80,14 @@ def render_retrieval_report(metrics: dict, breakdowns: dict, methods: list[str],
             gap = metrics["oracle_gap"].get(m) if cond == "standard" else None
             lines.append(
                 f"| {method_label(m, cond)} | {_f(row[f'DocRec@{k}'])} | {_f(row[f'PageRec@{k}'])}"
-                f" | {_f(row[f'BLEU@{k}'])} | {_f(row[f'ROUGE-L@{k}'])} | {_f(gap)} | {row['n']} |"
+                f" | {_f(row[f'BLEU@{k}'])} | {_f(row[f'ROUGE-L@{k}'])} | {_f(gap)}"
+                f" | {_f(row.get('AnsROUGE-L'))} | {_f(row.get('NumMatch'))} | {row['n']} |"
             )
     lines += [
         "",
-        "Oracle gap = PageRec@k under Oracle-Doc minus PageRec@k in the standard condition.",
+        "Oracle gap = PageRec@k under Oracle-Doc minus PageRec@k in the standard condition. "
+        "Ans. ROUGE-L and Num. Match (metrics-generated questions) are filled for the runs "
+        "named in generate.runs; see the generation table below.",
         "",
         f"## Table 2: DocRec@{k} / PageRec@{k} by document type (standard condition)",
         "",
@@ -85,6 +96,7 @@ def render_retrieval_report(metrics: dict, breakdowns: dict, methods: list[str],
     lines += ["", f"## DocRec@{k} / PageRec@{k} by question type (standard condition)", ""]
     qtypes = sorted({g for m in main for g in breakdowns["question_type"][m]["standard"]})
     lines += _by_group_table(breakdowns["question_type"], main, k, qtypes)
+    lines += _generation_table(metrics, main)
     lines += _ablation_table(metrics, methods, k)
     lines += _comparison_table(metrics.get("comparisons", {}))
     return "\n".join(lines) + "\n"
@@ -101,6 +113,21 @@ def _ablation_table(metrics: dict, methods: list[str], k: int) -> list[str]:
         r = metrics[m]["standard"]
         lines.append(f"| {p} | {_f(r[f'DocRec@{k}'])} | {_f(r[f'PageRec@{k}'])} | "
                      f"{_f(r[f'BLEU@{k}'])} | {_f(r[f'ROUGE-L@{k}'])} |")
+    return lines
+
+
+def _generation_table(metrics: dict, methods: list[str]) -> list[str]:
+    rows = [(m, c, metrics[m][c]) for c in CONDITIONS for m in methods
+            if "AnsROUGE-L" in metrics.get(m, {}).get(c, {})]
+    if not rows:
+        return []
+    lines = ["", "## Generation: answers from the top-k chunks of each generated run", "",
+             "| Run | Ans. ROUGE-L | Num. Match, metrics-generated (n) | "
+             "Num. Match, any numeric gold (n) | failed |", "|---|---|---|---|---|"]
+    for m, c, r in rows:
+        lines.append(f"| {method_label(m, c)} | {_f(r['AnsROUGE-L'])} | {_f(r['NumMatch'])} "
+                     f"({r['n_metrics_generated']}) | {_f(r['NumMatch_numeric'])} "
+                     f"({r['n_numeric']}) | {r['gen_failed']} |")
     return lines
 
 

@@ -11,11 +11,13 @@ from pathlib import Path
 
 from .corpus import CorpusError
 from .io import JsonlError, write_json
+from .llm import LLMUnavailableError
 from .models import ModelNotFound
 from .params import ParamError, load_params
 
 TIMINGS_DIR = Path("data/timings")
-USER_ERRORS = (ParamError, CorpusError, JsonlError, ModelNotFound, FileNotFoundError)
+USER_ERRORS = (ParamError, CorpusError, JsonlError, ModelNotFound, FileNotFoundError,
+               LLMUnavailableError)
 
 
 def setup_logging() -> None:
@@ -48,3 +50,19 @@ def check_cmd_params(sec: dict, name: str, keys: tuple[str, ...], argv: list[str
     if len(argv) != len(keys) or [str(sec.get(k)) for k in keys] != argv:
         raise ParamError(f"{name}: command-line values {argv} differ from params.yaml "
                          f"{[sec.get(k) for k in keys]} for {', '.join(keys)}")
+
+
+def check_declared_deps(stage_name: str, paths: list[str], param: str,
+                        dvc_yaml: Path = Path("dvc.yaml")) -> None:
+    """A stage whose inputs are chosen by a param checks that dvc.yaml declares each of them as
+    a dep; otherwise DVC would not rerun it when one changes, and its output would go stale."""
+    if not dvc_yaml.exists():
+        return  # run outside a DVC project (fingap CLI on a folder)
+    import yaml
+
+    spec = (yaml.safe_load(dvc_yaml.read_text()) or {}).get("stages", {}).get(stage_name, {})
+    deps = set(spec.get("deps", []))
+    missing = [p for p in paths if p not in deps]
+    if missing:
+        raise ParamError(f"{param}: {', '.join(missing)} not declared as deps of stage "
+                         f"{stage_name!r} in {dvc_yaml}; add them there")

@@ -98,7 +98,7 @@ def log_pipeline(root: Path, experiment: str, params: dict, metrics: dict, manif
                 mlflow.log_artifact(str(path))
         for method in methods:
             for cond, row in metrics[method].items():
-                values = {metric_key(k): float(v) for k, v in row.items()}
+                values = {metric_key(k): float(v) for k, v in row.items() if v is not None}
                 mlflow.log_metrics({f"{method}.{cond}.{k}": v for k, v in values.items()})
                 with mlflow.start_run(run_name=f"{method}/{cond}", nested=True,
                                       tags={"method": method, "condition": cond, **tags}):

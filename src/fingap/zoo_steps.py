@@ -38,6 +38,7 @@ PATHS = {
     "page_index": Path("data/page_index/trained"),
     "reranker_models": Path("models/reranker"),
     "cache": Path("data/cache/embeddings.sqlite"),
+    "hyde": Path("data/hyde"),
 }
 
 
@@ -146,48 +147,129 @@ class Context:
         queries = {q: expand(t) for q, t in self.queries.items()} if expanded else self.queries
         return self.retriever(name).search(queries, depth, self.allowed(cond))
 
-    def page_scorer_run(self, cond: str, depth: int) -> Run:
+    # ------------------------------------------------------------ page-then-chunk
+    def _P(self) -> int:
+        return require_int(self.params["page_scorer"], "page_scorer", "P", minimum=1)
+
+    def ranked_pages(self, cond: str, top: int | None = None) -> dict:
+        """Fine-tuned page ranking per question (each by its held-out fold's model)."""
         from .page_scorer_steps import rank_pages
-        from .retrievers.page_then_chunk import page_then_chunk
 
-        folds = read_json(self.paths["folds"])
-        check_folds(folds, self.all_questions)
-        P = require_int(self.params["page_scorer"], "page_scorer", "P", minimum=1)
-        ranked = rank_pages("trained", self.paths["page_index"], folds, self.questions,
-                            self.params["page_scorer_train"], self.paths["page_models"], cond, P)
-        keys = [(c["doc"], c["page"]) for c in self.chunks]
-        return page_then_chunk(ranked, P, self.retriever("dense"), self.queries, depth, keys,
-                               self.allowed(cond))
+        top = top or self._P()
+        key = ("ranked", cond, top)
+        if key not in self._cache:
+            folds = read_json(self.paths["folds"])
+            check_folds(folds, self.all_questions)
+            self._cache[key] = rank_pages("trained", self.paths["page_index"], folds,
+                                          self.questions, self.params["page_scorer_train"],
+                                          self.paths["page_models"], cond, top)
+        return self._cache[key]
 
-    def page_scorer_final(self, cond: str, strategy: str) -> Run:
+    def hybrid_pages(self, cond: str) -> dict:
+        """Page-level hybrid (beyond the paper): RRF of the page scorer's and BM25's page
+        rankings, uniform weights and k_rrf = zoo.k_rrf fixed in advance (nothing tuned)."""
+        from .page_scorer_steps import _page_allowed
+
+        depth = _depth(self)
+        bm, keys = self._page_bm25()
+        row_of = {k: i for i, k in enumerate(keys)}
+        rows_by_doc: dict[str, list[int]] = {}
+        for i, (d, _) in enumerate(keys):
+            rows_by_doc.setdefault(d, []).append(i)
+        allowed = None
+        if cond != "standard":
+            allowed = {q.id: _page_allowed(cond, q, keys, rows_by_doc, row_of)
+                       for q in self.questions}
+        lexical = bm.search(self.queries, depth, allowed)
+        learned = {q: [(f"{d}#{p}", s) for (d, p), s in hits]
+                   for q, hits in self.ranked_pages(cond, depth).items()}
+        fused = rrf([learned, lexical], depth, k_rrf=int(self.params["zoo"].get("k_rrf", 60)))
+        return {q: [((pid.rsplit("#", 1)[0], int(pid.rsplit("#", 1)[1])), s) for pid, s in hits]
+                for q, hits in fused.items()}
+
+    def _page_bm25(self):
+        if "page_bm25" not in self._cache:
+            from .retrievers.bm25 import BM25Retriever
+
+            bp = self.params["bm25"]
+            pages = read_jsonl(self.paths["pages"])
+            keys = [(r["doc"], r["page"]) for r in pages]
+            bm = BM25Retriever.from_texts([f"{d}#{p}" for d, p in keys],
+                                          [r["text"] for r in pages],
+                                          backend=bp.get("backend", "bm25s"),
+                                          k1=float(bp.get("k1", 1.5)), b=float(bp.get("b", 0.75)))
+            self._cache["page_bm25"] = (bm, keys)
+        return self._cache["page_bm25"]
+
+    def page_candidates(self, ranked: dict, cond: str) -> dict[str, np.ndarray]:
+        """Chunk rows on each question's top-P pages (Algorithm 1's candidates)."""
+        from .retrievers.page_then_chunk import chunk_rows_by_page, rows_on_pages
+
+        P, allowed = self._P(), self.allowed(cond)
+        by_page = chunk_rows_by_page([(c["doc"], c["page"]) for c in self.chunks])
+        return {q: rows_on_pages([key for key, _ in ranked[q][:P]], by_page,
+                                 None if allowed is None else allowed[q]) for q in self.queries}
+
+    def page_scorer_run(self, cond: str, depth: int, ranked: dict | None = None) -> Run:
+        """Algorithm 1: dense chunk retrieval restricted to the top-P pages."""
+        ranked = ranked or self.ranked_pages(cond)
+        return self.retriever("dense").search(self.queries, depth,
+                                              self.page_candidates(ranked, cond))
+
+    def page_scorer_final(self, cond: str, strategy: str, ranked: dict | None = None) -> Run:
         """Algorithm 1's candidates (chunks on the top-P pages), ordered by a final-step
         strategy that lets the fine-tuned page score take part (fingap.final_step)."""
         from .final_step import order
-        from .page_scorer_steps import rank_pages
-        from .retrievers.page_then_chunk import chunk_rows_by_page, rows_on_pages
 
-        folds = read_json(self.paths["folds"])
-        check_folds(folds, self.all_questions)
-        P = require_int(self.params["page_scorer"], "page_scorer", "P", minimum=1)
-        ranked = rank_pages("trained", self.paths["page_index"], folds, self.questions,
-                            self.params["page_scorer_train"], self.paths["page_models"], cond, P)
+        ranked = ranked or self.ranked_pages(cond)
+        P = self._P()
+        candidates = self.page_candidates(ranked, cond)
         keys = [(c["doc"], c["page"]) for c in self.chunks]
-        by_page = chunk_rows_by_page(keys)
         qids = sorted(self.queries)
         chunk_scores = self.retriever("dense").score([self.queries[q] for q in qids])
-        allowed = self.allowed(cond)
         fs = self.params.get("final_step", {})
         run: Run = {}
         for qi, qid in enumerate(qids):
             page_score = dict(ranked[qid][:P])
-            rows = rows_on_pages(list(page_score), by_page,
-                                 None if allowed is None else allowed[qid])
+            rows = candidates[qid]
             run[qid] = order([self.chunk_ids[r] for r in rows],
                              np.array([page_score[keys[r]] for r in rows]),
                              chunk_scores[qi, rows], strategy, self.k,
                              weight=float(fs.get("linear_weight", 0.5)),
                              k_rrf=int(fs.get("k_rrf", 60)))
         return run
+
+    # ------------------------------------------------------------ HyDE / Multi-HyDE
+    def hyde_retrievers(self, kind: str) -> list:
+        """Dense retrievers queried by HyDE vectors: one for ``hyde`` and for ``multi_hyde`` in
+        mean mode, N (one per passage, fused later) for ``multi_hyde`` in fuse mode."""
+        from .hyde_steps import (
+            VectorQueries,
+            hyde_vectors,
+            mean_vectors,
+            multi_hyde_vectors,
+            validate_hyde,
+        )
+
+        key = ("hyde", kind)
+        if key not in self._cache:
+            dense, qids, d = self.retriever("dense"), sorted(self.queries), self.paths["hyde"]
+            if kind == "hyde":
+                slots = [hyde_vectors(d, dense.encoder, qids)]
+            else:
+                slots = multi_hyde_vectors(d, dense.encoder, qids)
+                if validate_hyde(self.params["hyde"])["multi_hyde_mode"] == "mean":
+                    slots = [mean_vectors(slots)]
+            self._cache[key] = [VectorQueries(dense, s) for s in slots]
+        return self._cache[key]
+
+    def hyde_run(self, kind: str, depth: int, allowed) -> Run:
+        retrievers = self.hyde_retrievers(kind)
+        by_id = {q: q for q in self.queries}  # VectorQueries looks vectors up by question id
+        if len(retrievers) == 1:
+            return retrievers[0].search(by_id, depth, allowed)
+        runs = [r.search(by_id, max(depth, _depth(self)), allowed) for r in retrievers]
+        return rrf(runs, depth, k_rrf=int(self.params["zoo"].get("k_rrf", 60)))
 
     def rerank(self, run: Run, trained: bool) -> Run:
         rp = self.params["reranker"]
@@ -215,9 +297,13 @@ class Context:
         return out
 
     def _reranker(self, model: str, seed: int = 0):
+        from .bge import FlagRerankerAdapter, is_bge_reranker
         from .reranker import CrossEncoderReranker
 
         rp = self.params["reranker"]
+        if is_bge_reranker(model):  # e.g. BAAI/bge-reranker-v2-m3, through FlagEmbedding
+            return FlagRerankerAdapter(model, max_length=int(rp.get("max_length", 512)),
+                                       batch_size=int(rp.get("batch_size", 32)))
         return CrossEncoderReranker(model, max_length=int(rp.get("max_length", 256)),
                                     batch_size=int(rp.get("batch_size", 32)),
                                     precision=rp.get("precision", "bf16"), seed=seed)
@@ -234,6 +320,20 @@ def _depth(ctx: Context) -> int:
 
 def _candidates(ctx: Context) -> int:
     return require_int(ctx.params["reranker"], "reranker", "candidates", minimum=1)
+
+
+def _bge_m3_all_three(ctx: Context, cond: str) -> Run:
+    """Dense candidates rescored by BGE-M3's dense + sparse + ColBERT scores (needs BGE-M3)."""
+    from .bge import BGEM3AllThree
+
+    bp = ctx.params.get("bge_m3", {})
+    key = ("bge_m3", bp.get("model"))
+    if key not in ctx._cache:
+        ctx._cache[key] = BGEM3AllThree(bp.get("model", "BAAI/bge-m3"),
+                                        max_length=int(bp.get("max_length", 1024)),
+                                        batch_size=int(bp.get("batch_size", 8)))
+    return ctx._cache[key].rerank(ctx.first_stage("dense", cond, _candidates(ctx)), ctx.queries,
+                                  ctx.texts, ctx.k, _candidates(ctx))
 
 
 # method name -> function(context, condition) -> run
@@ -255,6 +355,16 @@ METHODS: dict[str, Callable[[Context, str], Run]] = {
     "page_scorer_rrf": lambda c, cond: c.page_scorer_final(cond, "rrf"),
     "page_scorer_bm25_hybrid": lambda c, cond: _fuse(
         c, [c.page_scorer_run(cond, _depth(c)), c.first_stage("bm25", cond, _depth(c))]),
+    "page_hybrid": lambda c, cond: c.page_scorer_run(cond, c.k, ranked=c.hybrid_pages(cond)),
+    "page_hybrid_page_order": lambda c, cond: c.page_scorer_final(
+        cond, "page_score", ranked=c.hybrid_pages(cond)),
+    "bge_m3_all_three": lambda c, cond: _bge_m3_all_three(c, cond),
+    "hyde": lambda c, cond: c.hyde_run("hyde", c.k, c.allowed(cond)),
+    "multi_hyde": lambda c, cond: c.hyde_run("multi_hyde", c.k, c.allowed(cond)),
+    "dense_multi_hyde_reranker": lambda c, cond: c.rerank(
+        c.hyde_run("multi_hyde", _candidates(c), c.allowed(cond)), trained=True),
+    "page_scorer_multi_hyde": lambda c, cond: c.hyde_run(
+        "multi_hyde", c.k, c.page_candidates(c.ranked_pages(cond), cond)),
 }
 
 
@@ -315,15 +425,11 @@ def run_gap(method: str, params: dict, runs_dir: Path, out_json: Path, out_md: P
     """Gap report for a page-then-chunk method's standard-condition run."""
     from .gap import gap_records, render, summarise
     from .io import write_text
-    from .page_scorer_steps import rank_pages
     from .runs import read_run
 
     ctx = Context(params, paths)
-    folds = read_json(paths["folds"])
-    check_folds(folds, ctx.all_questions)
-    P = require_int(params["page_scorer"], "page_scorer", "P", minimum=1)
-    ranked = rank_pages("trained", paths["page_index"], folds, ctx.questions,
-                        params["page_scorer_train"], paths["page_models"], "standard", P)
+    P = ctx._P()
+    ranked = ctx.ranked_pages("standard")
     run = read_run(runs_dir / method / "standard.json")
     where = {c["chunk_id"]: (c["doc"], c["page"]) for c in ctx.chunks}
     final = {q: {where[c] for c, _ in hits[:ctx.k]} for q, hits in run.items()}
