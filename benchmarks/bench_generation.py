@@ -72,9 +72,8 @@ def per_question(params: dict) -> dict:
             seconds = time.perf_counter() - t0
             llm.generate_many(requests)  # the rerun
             hit_rate = llm.stats.hits / len(requests)
-    prompt_tokens = sum(len(inner._tokenizer.apply_chat_template(r.messages, tokenize=True,
-                                                                add_generation_prompt=True))
-                        for r in requests) / len(requests)
+    prompt_tokens = sum(_new_tokens(inner, [inner._tokenizer.apply_chat_template(
+        r.messages, tokenize=False, add_generation_prompt=True)]) for r in requests) / len(requests)
     return {"n_questions": len(requests), "context_words_per_chunk": words,
             "max_new_tokens": gp["max_new_tokens"], "batch_size": lp.get("batch_size"),
             "precision": lp.get("precision"), "mean_prompt_tokens": round(prompt_tokens),

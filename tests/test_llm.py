@@ -352,3 +352,11 @@ def test_open_llm_validates_params(tmp_path):
             open_llm(bad, tmp_path / "c.sqlite")
     assert backend_id({"backend": "transformers", "precision": "bf16"}) == "transformers:bf16"
     assert backend_id({"backend": "openai", "base_url": "http://h/v1/"}) == "openai:http://h/v1"
+
+
+def test_batches_respect_both_the_count_and_the_token_budget():
+    llm = TransformersLLM("unused", batch_size=3, batch_tokens=100)
+    lengths = [10, 10, 10, 10, 30, 30, 30, 60, 120]
+    # sorted by length: 3 short ones fill a batch by count; 30s fit 3 x 30 = 90 <= 100;
+    # 60 alone (2 x 60 > 100); 120 is over budget alone and still gets its own batch
+    assert llm._batches(list(range(9)), lengths) == [[0, 1, 2], [3, 4, 5], [6], [7], [8]]

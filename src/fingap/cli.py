@@ -83,6 +83,55 @@ def retrieve_pages(
     _run_stage("retrieve_pages", method, variant, p)
 
 
+@app.command("retrieve-zoo")
+def retrieve_zoo(method: str = typer.Argument(..., help="e.g. splade, hybrid, hyde, "
+                                              "page_hybrid_page_order")) -> None:
+    """One of Table 1's other methods or combinations (fingap.zoo_steps.METHODS)."""
+    _run_stage("retrieve_zoo", method)
+
+
+@app.command("chunk-children")
+def chunk_children() -> None:
+    """Parent-child: small child chunks, each mapped to its 1024/128 parent."""
+    _run_stage("chunk_children")
+
+
+@app.command("index-children")
+def index_children() -> None:
+    """Dense index of the child chunks."""
+    _run_stage("index_children")
+
+
+@app.command("train-reranker")
+def train_reranker() -> None:
+    """Fine-tune one MiniLM cross-encoder per fold (same-document hard negatives)."""
+    _run_stage("train_reranker")
+
+
+@app.command()
+def gap() -> None:
+    """Where the gap.method pipeline loses each missed gold page (reports/gap.md)."""
+    _run_stage("gap")
+
+
+@app.command()
+def hyde() -> None:
+    """Generate HyDE and Multi-HyDE texts per question (LLM replies cached)."""
+    _run_stage("hyde")
+
+
+@app.command("select-best")
+def select_best() -> None:
+    """The "fingap best" run: per fold, the candidate best on the other folds."""
+    _run_stage("select_best")
+
+
+@app.command()
+def generate() -> None:
+    """Answer the questions from the top-k chunks of the runs in generate.runs."""
+    _run_stage("generate")
+
+
 @app.command()
 def evaluate() -> None:
     """Score the runs; write reports/metrics.json and reports/retrieval.md."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import logging
 import os
 import sqlite3
 import time
@@ -27,6 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from fingap.models import ensure_offline
+
+log = logging.getLogger("fingap.llm")
 
 
 class LLMError(RuntimeError):
@@ -94,23 +97,26 @@ class LLM(ABC):
 class TransformersLLM(LLM):
     """A transformers causal LM on CPU, formatted with the tokenizer's chat template.
 
-    ``generate_many`` batches requests (left-padded, ``batch_size`` at a time, similar prompt
-    lengths together): on two CPU cores a 135M model decodes ~7x more tokens/s at batch 16 than
-    one request at a time. A sampled batch is seeded once with its requests' seed, so its output
-    depends on the batch partition, which is deterministic for a given request list; the cache
-    then pins every reply.
+    ``generate_many`` batches requests (left-padded, similar prompt lengths together): up to
+    ``batch_size`` requests and ``batch_tokens`` prompt tokens (padded) per batch. On two CPU
+    cores a 135M model decodes ~12x more tokens/s at batch 32 than one request at a time for
+    short prompts, while ~1,000-token prompts are fastest about 8 at a time (measured in
+    benchmarks/bench_generation.py), hence the token budget. A sampled batch is seeded once
+    with its requests' seed, so its output depends on the batch partition, which is
+    deterministic for a given request list; the cache then pins every reply.
     """
 
     backend = "transformers"
 
     def __init__(self, model: str, gguf_file: str | None = None, model_id: str | None = None,
-                 precision: str = "fp32", batch_size: int = 8):
+                 precision: str = "fp32", batch_size: int = 8, batch_tokens: int = 8192):
         if precision not in ("fp32", "bf16"):
             raise ValueError(f"llm precision must be fp32 or bf16, got {precision!r}")
         if batch_size < 1:
             raise ValueError(f"llm batch_size must be >= 1, got {batch_size}")
         self.precision = precision
         self.batch_size = batch_size
+        self.batch_tokens = batch_tokens
         model_path = Path(model)
         # Accept a path straight to a .gguf file: transformers wants (folder, file name).
         if gguf_file is None and model.endswith(".gguf") and model_path.is_file():
@@ -184,10 +190,10 @@ class TransformersLLM(LLM):
         for i, r in enumerate(requests):
             groups.setdefault((r.max_new_tokens, r.temperature, r.seed), []).append(i)
         out: list[Result | None] = [None] * len(requests)
+        done, t0 = 0, time.perf_counter()
         for (max_new, temperature, seed), idx in sorted(groups.items()):
             idx = sorted(idx, key=lambda i: (lengths[i], i))  # little padding per batch
-            for b in range(0, len(idx), self.batch_size):
-                part = idx[b:b + self.batch_size]
+            for part in self._batches(idx, lengths):
                 try:
                     texts = self._generate_batch([prompts[i] for i in part], max_new,
                                                  temperature, seed)
@@ -198,7 +204,23 @@ class TransformersLLM(LLM):
                     for i, res in zip(part, super().generate_many([requests[i] for i in part]),
                                       strict=True):
                         out[i] = res
+                done += len(part)
+                log.info("llm: %d/%d requests, %.1f s", done, len(requests),
+                         time.perf_counter() - t0)
         return [r for r in out if r is not None]
+
+    def _batches(self, idx: list[int], lengths: list[int]) -> list[list[int]]:
+        """Consecutive runs of ``idx`` (sorted by length) within both batch limits."""
+        batches: list[list[int]] = []
+        for i in idx:
+            part = batches[-1] if batches else None
+            # lengths ascend, so the new request is the longest: the padded batch is n x its length
+            if (part is None or len(part) >= self.batch_size
+                    or (len(part) + 1) * lengths[i] > self.batch_tokens):
+                batches.append([i])
+            else:
+                part.append(i)
+        return batches
 
     def _generate_batch(self, prompts: list[str], max_new_tokens: int, temperature: float,
                         seed: int) -> list[str]:
@@ -406,7 +428,8 @@ def make_llm(params: dict) -> LLM:
     if backend == "transformers":
         return TransformersLLM(model, gguf_file=gguf_file, model_id=model_id,
                                precision=params.get("precision", "fp32"),
-                               batch_size=int(params.get("batch_size", 8)))
+                               batch_size=int(params.get("batch_size", 8)),
+                               batch_tokens=int(params.get("batch_tokens", 8192)))
     if backend == "llama_cpp":
         path = str(Path(model) / gguf_file) if gguf_file else model
         return LlamaCppLLM(path, model_id=model_id)
@@ -549,9 +572,10 @@ def open_llm(params: dict, cache_path: str | Path) -> CachedLLM:
         raise ParamError(f"llm.backend must be transformers, llama_cpp or openai; got {backend!r}")
     if params.get("precision", "fp32") not in ("fp32", "bf16"):
         raise ParamError(f"llm.precision must be fp32 or bf16; got {params.get('precision')!r}")
-    batch = params.get("batch_size", 8)
-    if not isinstance(batch, int) or isinstance(batch, bool) or batch < 1:
-        raise ParamError(f"llm.batch_size must be a positive integer; got {batch!r}")
+    for key, default in (("batch_size", 8), ("batch_tokens", 8192)):
+        value = params.get(key, default)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ParamError(f"llm.{key} must be a positive integer; got {value!r}")
     try:
         llm = make_llm(params)
     except ValueError as exc:
