@@ -25,7 +25,8 @@ M3_WEIGHTS = (0.4, 0.2, 0.4)
 
 
 def is_bge(model: str) -> bool:
-    return "bge" in Path(str(model)).name.lower() or "bge" in str(model).lower().split("/")[-1]
+    """By the last path part, so a hub id (BAAI/bge-m3) and a local folder both count."""
+    return "bge" in Path(str(model)).name.lower()
 
 
 def is_bge_m3(model: str) -> bool:
@@ -41,13 +42,8 @@ def _locate(model: str, what: str) -> str:
     import os
 
     ensure_offline()
-    try:
-        path = resolve_model(model)
-    except ModelNotFound:
-        raise
-    except Exception:  # noqa: BLE001 - an unresolvable name is reported below
-        path = model
-    if Path(str(path)).exists():
+    path = resolve_model(model)  # a registered name, an existing folder, or a hub id
+    if Path(path).exists():
         return str(path)
     if os.environ.get("HF_HUB_OFFLINE", "1") != "0":
         raise ModelNotFound(
