@@ -1,18 +1,19 @@
-"""DVC stage: embed every page (``python stages/page_index.py trained|untrained``)."""
+"""DVC stage: embed every page (``python stages/page_index.py trained|untrained|hn``)."""
 
 import sys
 from pathlib import Path
 
 from fingap.page_scorer_steps import run_page_index
+from fingap.page_variants import page_variant
 from fingap.params import section
 from fingap.stagekit import stage
 
 
 def main(variant: str) -> None:
     with stage(f"page_index_{variant}") as params:
-        run_page_index(variant, section(params, "page_scorer_train"),
-                       Path("data/pages/pages.jsonl"), Path("models/page_scorer"),
-                       Path("data/folds.json"), Path(f"data/page_index/{variant}"))
+        v = page_variant(variant)
+        run_page_index(v.mode, section(params, "page_scorer_train"),
+                       Path("data/pages/pages.jsonl"), v.models, Path("data/folds.json"), v.index)
 
 
 if __name__ == "__main__":

@@ -1,25 +1,26 @@
 """DVC stage: Algorithm 1 runs (page scorer's top P pages, then chunk retrieval).
 
-``python stages/retrieve_pages.py METHOD trained|untrained [P]``; without P, page_scorer.P.
+``python stages/retrieve_pages.py METHOD trained|untrained|hn [P]``; without P, page_scorer.P.
 """
 
 import sys
 from pathlib import Path
 
 from fingap.page_scorer_steps import run_page_retrieve
+from fingap.page_variants import page_variant
 from fingap.params import section
 from fingap.stagekit import stage
 
 
 def main(method: str, variant: str, p_override: str = "") -> None:
     with stage(f"retrieve_pages_{method}") as params:
+        v = page_variant(variant)
         ps = section(params, "page_scorer")
         P = int(p_override) if p_override else ps.get("P")
-        run_page_retrieve(method, variant, P, ps, section(params, "page_scorer_train"),
+        run_page_retrieve(method, v.mode, P, ps, section(params, "page_scorer_train"),
                           section(params, "retrieve"), section(params, "dense"),
                           Path("data/corpus"), Path("data/chunks/chunks.jsonl"),
-                          Path("data/folds.json"), Path("models/page_scorer"),
-                          Path(f"data/page_index/{variant}"), Path("data/indexes/dense"),
+                          Path("data/folds.json"), v.models, v.index, Path("data/indexes/dense"),
                           Path(f"data/runs/{method}"), Path(f"reports/page_ranking/{method}.json"))
 
 

@@ -80,3 +80,14 @@ def test_tiny_training_run_changes_weights_and_lowers_loss():
     assert any(not torch.equal(before[k], after[k]) for k in before)
     assert result.n_steps == 6 and len(result.epoch_loss) == 6
     assert result.step_loss[-1] < result.step_loss[0]
+
+
+def test_page_variants_map_to_their_models_and_index():
+    from fingap.page_variants import page_variant
+    from fingap.params import ParamError
+
+    assert page_variant("hn").mode == "trained"
+    assert str(page_variant("hn").models) == "models/page_scorer_hn"
+    assert str(page_variant("untrained").index) == "data/page_index/untrained"
+    with pytest.raises(ParamError, match="'typo'"):
+        page_variant("typo")

@@ -39,6 +39,7 @@ def project(tmp_path_factory):
     params["corpus"]["dir"] = str(corpus)
     params["folds"]["n_folds"] = 3  # the tiny corpus has 3 documents with questions
     params["page_scorer_train"].update(epochs=2, batch_size=2, max_seq_length=64)
+    params["page_scorer_hn"].update(epochs=2)
     params["reranker_train"].update(epochs=1, batch_size=4, max_length=64)
     params["children"].update(size=16, overlap=4)  # several children per tiny page
     # the real bundled LLM, with short replies: the point is the plumbing and the cache
@@ -98,6 +99,10 @@ def test_tables_have_their_rows(project):
                 "| Multi-HyDE (Dense) |", "| Dense + Multi-HyDE + ReRanker |",
                 "| Learned page scorer + Multi-HyDE |",
                 "| Page-level hybrid, ordered by page score |",
+                "| Hard-negative page scorer (Algorithm 1) |",
+                "| Hard-negative page scorer, ordered by page score |",
+                "| Page-level hybrid, hard-negative scorer |",
+                "| Page scorer ensemble, ordered by page score |",
                 "| fingap best (chosen per fold on the other folds) |",
                 "| Learned page scorer (Oracle-Page) |"):
         assert row in table
@@ -107,6 +112,9 @@ def test_tables_have_their_rows(project):
     multi = [json.loads(x) for x in
              (proj / "data/hyde/multi_hyde.jsonl").read_text().splitlines()]
     assert len(multi) == 4 and all(len(m["passages"]) == 4 for m in multi)
+    hn = json.loads((proj / "reports/page_scorer_hn_training.json").read_text())
+    assert len(hn["folds"]) == 3 and all(len(f["val_curve"]) >= 1 for f in hn["folds"])
+    assert "| Epoch |" in (proj / "reports/page_scorer_hn.md").read_text()
     assert "## P ablation" in table and "| 5 |" in table
     assert "Paired bootstrap 95% confidence intervals" in table
     assert (proj / "reports/plots/by_question_type.png").stat().st_size > 1000
@@ -159,14 +167,16 @@ def test_repro_again_reruns_nothing_and_deps_are_exact(project):
         ran = _reran(_run(["dvc", "repro"], proj, env))
         assert {"chunk", "index@dense", "index@bm25", "retrieve_pages@page_scorer"} <= ran
         assert not ran & {"extract", "folds", "train_page_scorer", "train_reranker",
-                          "page_index@trained", "page_index@untrained"}
+                          "train_page_scorer_hn", "page_index@trained", "page_index@untrained",
+                          "page_index@hn"}
         _set_params(proj, chunk={"size": 1024, "overlap": 128})
         _run(["dvc", "repro"], proj, env)
         # a BM25 parameter never reruns the dense stages
         _set_params(proj, bm25={"k1": 1.2})
         ran = _reran(_run(["dvc", "repro"], proj, env))
         assert {"index@bm25", "retrieve@bm25", "retrieve_zoo@hybrid"} <= ran
-        assert not ran & {"index@dense", "retrieve@dense", "retrieve_pages@page_scorer"}
+        assert not ran & {"index@dense", "retrieve@dense", "retrieve_pages@page_scorer",
+                          "train_page_scorer_hn"}
         _set_params(proj, bm25={"k1": 1.5})
         _run(["dvc", "repro"], proj, env)
         # P reruns only the page-scorer retrieval (and evaluation), not training or indexing

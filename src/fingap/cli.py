@@ -67,16 +67,22 @@ def train_page_scorer() -> None:
     _run_stage("train_page_scorer")
 
 
+@app.command("train-page-scorer-hn")
+def train_page_scorer_hn() -> None:
+    """Hard-negative page scorer per fold, early-stopped on held-out training documents."""
+    _run_stage("train_page_scorer_hn")
+
+
 @app.command("page-index")
-def page_index(variant: str = typer.Argument(..., help="trained or untrained")) -> None:
-    """Embed every page with the fold models (trained) or the base model (untrained)."""
+def page_index(variant: str = typer.Argument(..., help="trained, untrained or hn")) -> None:
+    """Embed every page with the fold models (trained, hn) or the base model (untrained)."""
     _run_stage("page_index", variant)
 
 
 @app.command("retrieve-pages")
 def retrieve_pages(
     method: str = typer.Argument("page_scorer", help="run name under data/runs/"),
-    variant: str = typer.Argument("trained", help="trained or untrained"),
+    variant: str = typer.Argument("trained", help="trained, untrained or hn"),
     p: str = typer.Argument("", help="P candidate pages (default: page_scorer.P)"),
 ) -> None:
     """Algorithm 1: top-P pages by the page scorer, then chunk retrieval on them."""

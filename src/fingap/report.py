@@ -27,6 +27,12 @@ DISPLAY = {
     "multi_hyde": "Multi-HyDE (Dense)",
     "dense_multi_hyde_reranker": "Dense + Multi-HyDE + ReRanker",
     "page_scorer_multi_hyde": "Learned page scorer + Multi-HyDE",
+    "page_scorer_hn": "Hard-negative page scorer (Algorithm 1)",
+    "page_scorer_hn_page_order": "Hard-negative page scorer, ordered by page score",
+    "page_hybrid_hn": "Page-level hybrid, hard-negative scorer",
+    "page_hybrid_hn_page_order": "Page-level hybrid, hard-negative scorer, page order",
+    "page_ensemble": "Page scorer ensemble (in-batch + hard-negative, RRF)",
+    "page_ensemble_page_order": "Page scorer ensemble, ordered by page score",
     "fingap_best": "fingap best (chosen per fold on the other folds)",
 }
 # rows of the P ablation table (Annex C), not of Table 1: page_scorer_p5, page_scorer_p10, ...

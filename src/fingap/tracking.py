@@ -139,6 +139,10 @@ def log_training(root: Path, experiment: str, name: str, config: dict, report: d
                 mlflow.log_metric(f"fold_{f}.step_loss", loss, step=step)
             for epoch, loss in enumerate(fold["epoch_loss"]):
                 mlflow.log_metric(f"fold_{f}.epoch_loss", loss, step=epoch)
+            for row in fold.get("val_curve", []):  # early-stopped trainings
+                for m, v in row.items():
+                    if m not in ("epoch", "n"):
+                        mlflow.log_metric(f"fold_{f}.val.{metric_key(m)}", v, step=row["epoch"])
             mlflow.log_metric(f"fold_{f}.seconds", fold["seconds"])
             model_dir = models_dir / f"fold_{f}"
             if model_dir.exists():

@@ -36,6 +36,8 @@ PATHS = {
     "indexes": Path("data/indexes"),
     "page_models": Path("models/page_scorer"),
     "page_index": Path("data/page_index/trained"),
+    "page_models_hn": Path("models/page_scorer_hn"),
+    "page_index_hn": Path("data/page_index/hn"),
     "reranker_models": Path("models/reranker"),
     "cache": Path("data/cache/embeddings.sqlite"),
     "hyde": Path("data/hyde"),
@@ -151,21 +153,42 @@ class Context:
     def _P(self) -> int:
         return require_int(self.params["page_scorer"], "page_scorer", "P", minimum=1)
 
-    def ranked_pages(self, cond: str, top: int | None = None) -> dict:
-        """Fine-tuned page ranking per question (each by its held-out fold's model)."""
+    def ranked_pages(self, cond: str, top: int | None = None, variant: str = "trained") -> dict:
+        """Fine-tuned page ranking per question (each by its held-out fold's model);
+        ``variant`` ``hn`` is the hard-negative page scorer."""
         from .page_scorer_steps import rank_pages
 
+        if variant not in ("trained", "hn"):
+            raise ParamError(f"unknown fine-tuned page scorer {variant!r}")
+        suffix = "_hn" if variant == "hn" else ""
         top = top or self._P()
-        key = ("ranked", cond, top)
+        key = ("ranked", cond, top, variant)
         if key not in self._cache:
             folds = read_json(self.paths["folds"])
             check_folds(folds, self.all_questions)
-            self._cache[key] = rank_pages("trained", self.paths["page_index"], folds,
+            self._cache[key] = rank_pages("trained", self.paths["page_index" + suffix], folds,
                                           self.questions, self.params["page_scorer_train"],
-                                          self.paths["page_models"], cond, top)
+                                          self.paths["page_models" + suffix], cond, top)
         return self._cache[key]
 
-    def hybrid_pages(self, cond: str) -> dict:
+    def method_pages(self, method: str, cond: str) -> dict:
+        """The page ranking a page-then-chunk method drew its candidates from."""
+        variant = "hn" if "_hn" in method else "trained"
+        if method.startswith("page_hybrid"):
+            return self.hybrid_pages(cond, variant)
+        if method.startswith("page_ensemble"):
+            return self.ensemble_pages(cond)
+        return self.ranked_pages(cond, variant=variant)
+
+    def ensemble_pages(self, cond: str) -> dict:
+        """RRF of the in-batch and the hard-negative page scorers' rankings, uniform weights and
+        k_rrf = zoo.k_rrf fixed in advance. Both models of a question's fold held its document
+        out, so the ensemble is as fold-safe as each of them."""
+        depth = _depth(self)
+        runs = [_page_ids(self.ranked_pages(cond, depth, v)) for v in ("trained", "hn")]
+        return _page_keys(rrf(runs, depth, k_rrf=int(self.params["zoo"].get("k_rrf", 60))))
+
+    def hybrid_pages(self, cond: str, variant: str = "trained") -> dict:
         """Page-level hybrid (beyond the paper): RRF of the page scorer's and BM25's page
         rankings, uniform weights and k_rrf = zoo.k_rrf fixed in advance (nothing tuned)."""
         from .page_scorer_steps import _page_allowed
@@ -181,11 +204,9 @@ class Context:
             allowed = {q.id: _page_allowed(cond, q, keys, rows_by_doc, row_of)
                        for q in self.questions}
         lexical = bm.search(self.queries, depth, allowed)
-        learned = {q: [(f"{d}#{p}", s) for (d, p), s in hits]
-                   for q, hits in self.ranked_pages(cond, depth).items()}
-        fused = rrf([learned, lexical], depth, k_rrf=int(self.params["zoo"].get("k_rrf", 60)))
-        return {q: [((pid.rsplit("#", 1)[0], int(pid.rsplit("#", 1)[1])), s) for pid, s in hits]
-                for q, hits in fused.items()}
+        learned = _page_ids(self.ranked_pages(cond, depth, variant))
+        return _page_keys(rrf([learned, lexical], depth,
+                              k_rrf=int(self.params["zoo"].get("k_rrf", 60))))
 
     def _page_bm25(self):
         if "page_bm25" not in self._cache:
@@ -309,6 +330,16 @@ class Context:
                                     precision=rp.get("precision", "bf16"), seed=seed)
 
 
+def _page_ids(ranked: dict) -> Run:
+    """Page rankings as runs (page id ``doc#page``), so that fingap.fusion can fuse them."""
+    return {q: [(f"{d}#{p}", s) for (d, p), s in hits] for q, hits in ranked.items()}
+
+
+def _page_keys(run: Run) -> dict:
+    return {q: [((pid.rsplit("#", 1)[0], int(pid.rsplit("#", 1)[1])), s) for pid, s in hits]
+            for q, hits in run.items()}
+
+
 def _fuse(ctx: Context, runs: list[Run]) -> Run:
     zp = ctx.params["zoo"]
     return rrf(runs, ctx.k, k_rrf=int(zp.get("k_rrf", 60)), weights=zp.get("hybrid_weights"))
@@ -358,6 +389,17 @@ METHODS: dict[str, Callable[[Context, str], Run]] = {
     "page_hybrid": lambda c, cond: c.page_scorer_run(cond, c.k, ranked=c.hybrid_pages(cond)),
     "page_hybrid_page_order": lambda c, cond: c.page_scorer_final(
         cond, "page_score", ranked=c.hybrid_pages(cond)),
+    # the hard-negative page scorer (Algorithm 1 itself is retrieve_pages@page_scorer_hn)
+    "page_scorer_hn_page_order": lambda c, cond: c.page_scorer_final(
+        cond, "page_score", ranked=c.ranked_pages(cond, variant="hn")),
+    "page_hybrid_hn": lambda c, cond: c.page_scorer_run(cond, c.k,
+                                                        ranked=c.hybrid_pages(cond, "hn")),
+    "page_hybrid_hn_page_order": lambda c, cond: c.page_scorer_final(
+        cond, "page_score", ranked=c.hybrid_pages(cond, "hn")),
+    # both fine-tuned page scorers, fused (RRF)
+    "page_ensemble": lambda c, cond: c.page_scorer_run(cond, c.k, ranked=c.ensemble_pages(cond)),
+    "page_ensemble_page_order": lambda c, cond: c.page_scorer_final(
+        cond, "page_score", ranked=c.ensemble_pages(cond)),
     "bge_m3_all_three": lambda c, cond: _bge_m3_all_three(c, cond),
     "hyde": lambda c, cond: c.hyde_run("hyde", c.k, c.allowed(cond)),
     "multi_hyde": lambda c, cond: c.hyde_run("multi_hyde", c.k, c.allowed(cond)),
@@ -429,7 +471,7 @@ def run_gap(method: str, params: dict, runs_dir: Path, out_json: Path, out_md: P
 
     ctx = Context(params, paths)
     P = ctx._P()
-    ranked = ctx.ranked_pages("standard")
+    ranked = ctx.method_pages(method, "standard")
     run = read_run(runs_dir / method / "standard.json")
     where = {c["chunk_id"]: (c["doc"], c["page"]) for c in ctx.chunks}
     final = {q: {where[c] for c, _ in hits[:ctx.k]} for q, hits in run.items()}
