@@ -11,10 +11,11 @@ from fingap.tracking import log_pipeline
 def main() -> None:
     with stage("track") as params:
         reports = Path("reports")
-        training = reports / "page_scorer_training.json"
         tags = {}
-        if training.exists():
-            tags["page_scorer_training_run_id"] = read_json(training).get("mlflow_run_id", "")
+        for name in ("page_scorer_training", "page_scorer_hn_training"):
+            training = reports / f"{name}.json"
+            if training.exists():
+                tags[f"{name}_run_id"] = read_json(training).get("mlflow_run_id", "")
         run_id = log_pipeline(
             Path("."), section(params, "track")["experiment"], params,
             read_json(reports / "metrics.json"), read_json(Path("data/corpus/manifest.json")),
@@ -22,7 +23,7 @@ def main() -> None:
             [reports / "metrics.json", reports / "breakdown.json", reports / "retrieval.md",
              reports / "gap.md", reports / "gap.json", reports / "plots/by_question_type.png",
              reports / "hyde.json", reports / "generation.json",
-             reports / "best_selection.json"],
+             reports / "best_selection.json", reports / "page_scorer_hn.md"],
             extra_tags=tags,
         )
         write_json(reports / "mlflow_run.json", {"parent_run_id": run_id})
