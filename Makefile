@@ -24,7 +24,7 @@ repro: setup
 	dvc repro
 
 lint: setup
-	ruff check src stages tests benchmarks
+	ruff check src stages tests benchmarks annotations
 
 test: lint
 	pytest

@@ -97,3 +97,67 @@ def minilm_tokenizer():
     from fingap.pipeline import load_tokenizer
 
     return load_tokenizer("minilm")
+
+
+# A statement page drawn with positioned text, as filings print them: the label at the left,
+# right-aligned value columns under year headers. ``rows`` are (label, [cells]) or a section
+# title (label, None). Used by the table, gate and agent tests, and added to the e2e corpus.
+STATEMENT_ROWS = [
+    ("Cash Flows from Operating Activities", None),
+    ("Net income", ["5,363", "4,869"]),
+    ("Depreciation and amortization", ["1,488", "1,544"]),
+    ("Net cash provided by operating activities", ["6,439", "6,240"]),
+    ("Cash Flows from Investing Activities", None),
+    ("Purchases of property, plant and", None),
+    ("equipment (PP&E)", ["(1,577)", "(1,373)"]),
+    ("Proceeds from sale of businesses", ["-", "1,065"]),
+]
+
+
+def draw_statement(page, title: str, years: list[str], rows: list, top: float = 60,
+                   scale: str = "(Millions)", duration: str | None = "Years ended December 31",
+                   col_x: tuple[float, ...] = (420.0, 500.0)) -> float:
+    """Draw one statement on ``page``; returns the y below it (to stack a second one)."""
+    page.insert_text((50, top), "ACME Corporation", fontsize=9)
+    page.insert_text((50, top + 12), title, fontsize=9)
+    y = top + 24
+    if duration:
+        page.insert_text((50, y), duration, fontsize=9)
+        y += 12
+    page.insert_text((50, y + 12), scale, fontsize=9)
+    for x, year in zip(col_x[len(col_x) - len(years):], years, strict=True):
+        page.insert_text((x - 20, y + 12), year, fontsize=9)  # headers over the last columns
+    y += 30
+    for label, cells in rows:
+        page.insert_text((50, y), label, fontsize=9)
+        for x, cell in zip(col_x, cells or [], strict=False):
+            width = pymupdf.get_text_length(cell, fontsize=9)
+            page.insert_text((x - width, y), cell, fontsize=9)
+        y += 12
+    return y + 20
+
+
+def write_statement_pdf(path: Path, pages: list[list[dict]]) -> None:
+    """Each page is a list of ``draw_statement`` keyword sets (one per statement on it)."""
+    doc = pymupdf.open()
+    for statements in pages:
+        page = doc.new_page()
+        top = 60.0
+        for kw in statements:
+            top = draw_statement(page, top=top, **kw)
+    doc.save(str(path))
+    doc.close()
+
+
+def append_statement_page(pdf: Path) -> int:
+    """Append a cash-flow statement page to an existing PDF; returns its 0-based page index."""
+    doc = pymupdf.open(pdf)
+    page = doc.new_page()
+    draw_statement(page, "Consolidated Statement of Cash Flows", ["2022", "2021"],
+                   STATEMENT_ROWS)
+    n = doc.page_count - 1
+    tmp = pdf.with_suffix(".tmp.pdf")
+    doc.save(str(tmp))
+    doc.close()
+    tmp.replace(pdf)
+    return n

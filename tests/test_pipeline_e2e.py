@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from .conftest import make_corpus
+from .conftest import append_statement_page, make_corpus
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -31,10 +31,12 @@ def project(tmp_path_factory):
     proj.mkdir()
     for name in ("dvc.yaml", "params.yaml", ".gitignore"):
         shutil.copy(REPO / name, proj / name)
-    for name in ("stages", "src"):
+    for name in ("stages", "src", "annotations"):
         shutil.copytree(REPO / name, proj / name,
                         ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
     corpus = make_corpus(root / "financebench")
+    # a real statement page (positioned columns) for the tables stage and the answer agent
+    append_statement_page(corpus / "pdfs" / "ACME_2022_10K.pdf")
     params = yaml.safe_load((proj / "params.yaml").read_text())
     params["corpus"]["dir"] = str(corpus)
     params["folds"]["n_folds"] = 3  # the tiny corpus has 3 documents with questions
@@ -81,6 +83,27 @@ def test_metrics_contract_and_oracle_page(project):
         assert metrics[method]["oracle_page"]["PageRec@5"] == 1.0
         assert metrics[method]["oracle_doc"]["DocRec@5"] == 1.0
     assert metrics["extraction"]["gold_alignment"]["rate"] == 1.0
+
+
+def test_tables_and_answer_stages(project):
+    proj, _, _ = project
+    tables = json.loads((proj / "reports/tables.json").read_text())
+    assert tables["n_docs"] == 3 and tables["statements"]["cash_flow"] >= 10
+    answers = json.loads((proj / "reports/answers.json").read_text())
+    runs = yaml.safe_load((proj / "params.yaml").read_text())["generate"]["runs"]
+    keys = {"StrictAcc", "StrictAcc_numeric", "NumericRecall@5", "Verified", "Abstained",
+            "Reliability", "Coverage"}
+    for method, cond in runs:
+        assert keys <= set(answers["runs"][method][cond]), (method, cond)
+        assert answers["runs"][method][cond]["n"] == 4
+    # q1 under Oracle-Page: its gold page is prose, so the agent follows up inside the gold
+    # document, finds capex on the statement page, computes and verifies it
+    recs = {r["question_id"]: r for r in map(json.loads, (
+        proj / "data/answers_checked/page_scorer__oracle_page.jsonl").read_text().splitlines())}
+    q1 = recs["q1"]
+    assert q1["path"] == "structured" and q1["verified"] and q1["value"] == 1577.0
+    assert q1["inputs"][0]["source"] == "follow_up" and q1["inputs"][0]["page"] == 4
+    assert answers["runs"]["page_scorer"]["oracle_page"]["StrictAcc"] == 1.0  # q1 is the MG one
 
 
 def params_methods(proj: Path) -> list[str]:

@@ -186,6 +186,84 @@ def search(
         typer.echo(f"{rank}. {c['doc']}  page {c['page']}  score {score:.4f}  [{cid}]\n   {text}\n")
 
 
+@app.command()
+def tables() -> None:
+    """Statement tables of every page -> the numeric fact store (data/facts/facts.sqlite)."""
+    _run_stage("tables")
+
+
+@app.command()
+def answer() -> None:
+    """Answer the runs of generate.runs with the fact-store agent; reports/answers.json."""
+    _run_stage("answer")
+
+
+@app.command()
+def facts(
+    doc: str = typer.Option(None, "--doc", help="document, e.g. 3M_2018_10K"),
+    label: str = typer.Option(None, "--label",
+                              help="line item; a vocabulary term (capex) or printed words"),
+    year: int = typer.Option(None, "--year", help="fiscal year"),
+    store: str = typer.Option("data/facts/facts.sqlite", "--store", help="fact store file"),
+    limit: int = typer.Option(50, "--limit", help="rows to print"),
+) -> None:
+    """Query the numeric fact store by document, line item and fiscal year."""
+    from .answers.fact_store import FactStore
+    from .answers.labels import Vocabulary
+
+    if not (doc or label):
+        typer.echo("error: give --doc and/or --label", err=True)
+        raise typer.Exit(2)
+    concept = None
+    if label:
+        terms = Vocabulary.load().find_terms(label)
+        if len(terms) == 1 and terms[0][1] - terms[0][0] == len(" ".join(label.lower().split())):
+            concept = terms[0][2]
+    try:
+        with FactStore(store) as fs:
+            rows = fs.query(doc=doc, concept=concept, fiscal_year=year)
+            if label and (concept is None or not rows):
+                rows = fs.query(doc=doc, label=label, fiscal_year=year)
+    except FileNotFoundError as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(2) from None
+    for r in rows[:limit]:
+        scale = r["scale"] or ("%" if r["percent"] else "units")
+        typer.echo(f"{r['doc']}  p{r['page']}  {r['statement']:<13} FY{r['fiscal_year']} "
+                   f"{r['duration'] or '':<4} {r['label'][:60]:<60} {r['printed']:>12} "
+                   f"({scale})" + (f"  [{r['concept']}]" if r["concept"] else ""))
+    typer.echo(f"{len(rows)} facts" + (f" (first {limit} shown)" if len(rows) > limit else ""))
+
+
+@app.command()
+def ask(
+    question: str = typer.Argument(None, help="one question (or use --questions FILE)"),
+    questions: str = typer.Option(None, "--questions", help="FinanceBench-format JSONL file"),
+    out: str = typer.Option(None, "--out", help="answers JSONL (with --questions)"),
+    condition: str = typer.Option("standard", "--condition",
+                                  help="standard, oracle_doc or oracle_page"),
+    method: str = typer.Option("bm25", "--method", help="retrieval method with an index"),
+    doc: str = typer.Option(None, "--doc", help="the question's document (oracle_doc)"),
+    k: int = typer.Option(5, "-k", help="pages retrieved"),
+) -> None:
+    """Answer figure questions from the fact store, with formula, cited inputs and the gate."""
+    from .steps.ask import AskError, ask_file, ask_one, format_record
+
+    if not question and not questions:
+        typer.echo("error: give a question or --questions FILE", err=True)
+        raise typer.Exit(2)
+    try:
+        if questions:
+            n = ask_file(Path(questions), Path(out) if out else None, condition, method, k)
+            typer.echo(f"answered {n} questions" + (f" -> {out}" if out else ""))
+            return
+        rec = ask_one(question, condition, method, k, doc)
+    except AskError as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(format_record(rec))
+
+
 @app.command("check-parser")
 def check_parser_cmd(
     subset: str = typer.Option("ci", "--subset",

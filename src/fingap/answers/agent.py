@@ -1,0 +1,209 @@
+"""The answer agent: a small state machine over the retrieved pages and the fact store.
+
+States, each recorded in the answer's ``steps``:
+``plan`` (parse the question) -> ``retrieve`` (the run's pages) -> ``lookup`` (facts of those
+pages) -> ``follow_up`` (at most ``max_follow_ups`` lookups of a missing line item inside the
+candidate documents: the documents of the retrieved pages, plus the question's own document
+when the caller knows it) -> ``compute`` (calculator) -> ``verify`` (gate) -> ``answer``.
+
+Figure questions take this structured path and answer only when every input is found and the
+gate passes. Otherwise the question falls back to the LLM answer (the reason is recorded), which
+is gated too. A failed gate flags the answer (``gate="flag"``) or withholds it
+(``gate="abstain"``).
+
+Choosing among candidate facts for one input, best first: on a page of the statement the line
+item normally lives on (or that the question names), with the period type asked (a quarter, a
+full year; balance-sheet items are instants), by the vocabulary's label preference, then by
+retrieval rank of the page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from .calculator import CalcError, evaluate
+from .fact_store import FactStore
+from .gate import gate_structured, gate_text
+from .labels import Vocabulary
+from .numbers import SCALES
+from .question import ParsedQuestion, parse_question
+
+GATE_MODES = ("flag", "abstain")
+DEFAULT_DECIMALS = {"usd": 2, "usd_per_share": 2, "ratio": 2, "percent": 2, "days": 2}
+
+
+@dataclass
+class AnswerRecord:
+    question_id: str
+    path: str                              # structured | llm
+    answer: str
+    value: float | None
+    formula: str = ""
+    inputs: list[dict] = field(default_factory=list)
+    verified: bool = False
+    abstained: bool = False
+    reason: str = ""                       # why the structured path did not answer
+    gate: dict = field(default_factory=dict)
+    steps: list[dict] = field(default_factory=list)
+    unit: str = ""
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+def _duration_ok(fact: dict, asked: str, statement: str) -> bool:
+    if statement == "balance_sheet":
+        return True
+    if asked == "12M":
+        return fact["duration"] in ("12M", None)
+    return fact["duration"] == asked
+
+
+def rank_facts(facts: list[dict], pq: ParsedQuestion, concept_statement: str,
+               page_rank: dict[tuple[str, int], int]) -> list[dict]:
+    """Candidate facts for one input, best first (see the module docstring)."""
+    wanted = {concept_statement, *pq.statements}
+    usable = [f for f in facts if not f["percent"]
+              and _duration_ok(f, pq.duration, concept_statement)]
+    return sorted(usable, key=lambda f: (
+        f["statement"] not in wanted, f["statement"] != concept_statement,
+        f["concept_rank"] if f["concept_rank"] is not None else 99,
+        page_rank.get((f["doc"], f["page"]), 10_000), f["id"]))
+
+
+def format_answer(value: float, unit: str, scale: str | None, decimals: int) -> str:
+    if unit == "percent":
+        return f"{value:.{decimals}f}%"
+    if unit == "usd":
+        return f"${value:,.{decimals}f}" + (f" {scale[:-1]}" if scale and scale != "units"
+                                            else "")
+    if unit == "usd_per_share":
+        return f"${value:.{decimals}f} per share"
+    if unit == "days":
+        return f"{value:.{decimals}f} days"
+    return f"{value:.{decimals}f}"
+
+
+class Agent:
+    def __init__(self, store: FactStore, page_texts: dict[tuple[str, int], str],
+                 vocab: Vocabulary | None = None, gate: str = "flag", max_follow_ups: int = 3):
+        if gate not in GATE_MODES:
+            raise ValueError(f"answer.gate must be one of {GATE_MODES}, got {gate!r}")
+        self.store, self.page_texts = store, page_texts
+        self.vocab = vocab or Vocabulary.load()
+        self.gate, self.max_follow_ups = gate, max_follow_ups
+
+    # ------------------------------------------------------------ structured path
+    def structured(self, qid: str, question: str, pages: Sequence[tuple[str, int]],
+                   doc_hint: str | None = None, doc_type: str | None = None,
+                   enforce_gate: bool = True) -> tuple[AnswerRecord | None, str, list[dict]]:
+        """The structured path; ``enforce_gate=False`` returns an answer the gate failed too
+        (marked unverified), which the gate-quality benchmark needs."""
+        steps: list[dict] = []
+        pq = parse_question(question, self.vocab, doc_type)
+        steps.append({"step": "plan", "figure": pq.figure, "reason": pq.reason,
+                      "metric": pq.metric, "formula": pq.expression,
+                      "inputs": [f"{c} FY{y}" for c, y in pq.inputs], "duration": pq.duration})
+        if not pq.figure:
+            return None, pq.reason, steps
+        pages = list(dict.fromkeys(pages))
+        page_rank = {p: i for i, p in enumerate(pages)}
+        steps.append({"step": "retrieve", "pages": [f"{d} p{p}" for d, p in pages]})
+        docs = list(dict.fromkeys([d for d, _ in pages] + ([doc_hint] if doc_hint else [])))
+        chosen: dict[str, dict] = {}
+        missing = []
+        for concept, year in pq.inputs:
+            name = f"{concept}__fy{year}"
+            statement = self.vocab.concepts[concept].statement
+            facts = self.store.query(concept=concept, fiscal_year=year, pages=pages)
+            ranked = rank_facts(facts, pq, statement, page_rank)
+            if ranked:
+                chosen[name] = ranked[0] | {"source": "retrieved"}
+            else:
+                missing.append((name, concept, year, statement))
+        steps.append({"step": "lookup", "found": sorted(chosen),
+                      "missing": [m[0] for m in missing]})
+        for n_follow, (name, concept, year, statement) in enumerate(missing):
+            if n_follow >= self.max_follow_ups:
+                return None, f"more than {self.max_follow_ups} inputs missing", steps
+            found = None
+            for doc in docs:
+                ranked = rank_facts(self.store.query(doc=doc, concept=concept, fiscal_year=year),
+                                    pq, statement, page_rank)
+                if ranked:
+                    found = ranked[0]
+                    break
+            steps.append({"step": "follow_up", "input": name, "docs": docs,
+                          "found": f"{found['doc']} p{found['page']}" if found else None})
+            if found is None:
+                return None, f"input {name} not found in the candidate documents", steps
+            chosen[name] = found | {"source": "follow_up"}
+        return self._compute(qid, pq, chosen, steps, enforce_gate)
+
+    def _compute(self, qid: str, pq: ParsedQuestion, chosen: dict[str, dict],
+                 steps: list[dict], enforce_gate: bool = True
+                 ) -> tuple[AnswerRecord | None, str, list[dict]]:
+        scales = {f["scale"] for f in chosen.values()}
+        values = {}
+        for name, f in chosen.items():
+            v = f["value"]
+            if self.vocab.concepts[f["concept"]].magnitude:
+                v = abs(v)
+            if pq.unit == "usd" or len(scales) > 1:
+                if f["scale"] is None and f["concept"] != "eps_diluted":
+                    return None, f"{name}: the page declares no scale", steps
+                v *= SCALES[f["scale"] or "units"]
+            values[name] = v
+        try:
+            result = evaluate(pq.expression, values)
+        except CalcError as e:
+            steps.append({"step": "compute", "error": str(e)})
+            return None, f"calculator: {e}", steps
+        out_scale = None
+        if pq.unit == "usd":
+            out_scale = pq.out_scale or next(iter(sorted(s for s in scales if s)), "units")
+            result /= SCALES[out_scale]
+        decimals = pq.decimals if pq.decimals is not None else DEFAULT_DECIMALS[pq.unit]
+        value = round(result, decimals)
+        steps.append({"step": "compute", "result": result, "value": value,
+                      "unit": pq.unit, "scale": out_scale})
+        inputs = [{"name": name, "concept": f["concept"], "label": f["label"],
+                   "printed": f["printed"], "value": f["value"], "scale": f["scale"],
+                   "fiscal_year": f["fiscal_year"], "year": f["year"],
+                   "duration": f["duration"], "statement": f["statement"], "doc": f["doc"],
+                   "page": f["page"], "source": f["source"],
+                   "magnitude": self.vocab.concepts[f["concept"]].magnitude}
+                  for name, f in sorted(chosen.items())]
+        recomputed = evaluate(pq.expression, values)
+        if pq.unit == "usd":
+            recomputed /= SCALES[out_scale]
+        gate = gate_structured(inputs, self.page_texts, round(recomputed, decimals), value)
+        steps.append({"step": "verify", "passed": gate.passed, "reasons": gate.reasons})
+        record = AnswerRecord(qid, "structured", format_answer(value, pq.unit, out_scale, decimals),
+                              value, pq.expression, inputs, gate.passed, False, "", gate.to_dict(),
+                              steps, pq.unit)
+        if not gate.passed and enforce_gate:
+            return None, "gate: " + "; ".join(gate.reasons), steps
+        return record, "", steps
+
+    # ------------------------------------------------------------ the whole agent
+    def answer(self, qid: str, question: str, pages: Sequence[tuple[str, int]],
+               llm_answer: Callable[[], str] | str | None = None,
+               doc_hint: str | None = None, doc_type: str | None = None) -> AnswerRecord:
+        record, reason, steps = self.structured(qid, question, pages, doc_hint, doc_type)
+        if record is not None:
+            steps.append({"step": "answer", "path": "structured"})
+            return record
+        text = llm_answer() if callable(llm_answer) else (llm_answer or "")
+        contexts = [self.page_texts.get(p, "") for p in pages]
+        gate = gate_text(text, question, contexts)
+        abstain = not gate.passed and self.gate == "abstain"
+        steps.append({"step": "verify", "path": "llm", "passed": gate.passed,
+                      "reasons": gate.reasons})
+        steps.append({"step": "answer", "path": "llm", "abstained": abstain})
+        from ..strict_accuracy import first_new_number
+
+        return AnswerRecord(qid, "llm", "" if abstain else text,
+                            None if abstain else first_new_number(text, question), "", [],
+                            gate.passed, abstain, reason, gate.to_dict(), steps, "")

@@ -1,0 +1,123 @@
+"""The numeric fact store: statement-table facts in SQLite, indexed for lookups by line item.
+
+One row per (doc, page, table, row, column) fact. ``fiscal_year`` is the header year shifted by
+the document's fiscal-year offset (see ``fiscal_year_offset``); ``concept`` is the finance
+vocabulary's concept of the row label (NULL when none matches) and ``concept_rank`` how
+preferred its label pattern is (0 = first). Values are stored as printed, with their scale.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from ..io import atomic_path
+from .labels import Vocabulary, normalise_label
+
+COLUMNS = ("doc", "page", "tbl", "statement", "section", "label", "label_norm", "concept",
+           "concept_rank", "year", "fiscal_year", "duration", "period_end", "col", "n_cols",
+           "value", "printed", "percent", "scale")
+_SCHEMA = f"""
+CREATE TABLE facts (id INTEGER PRIMARY KEY, {', '.join(COLUMNS)});
+CREATE INDEX facts_doc_label_period ON facts (doc, label_norm, fiscal_year);
+CREATE INDEX facts_doc_concept_period ON facts (doc, concept, fiscal_year);
+CREATE INDEX facts_doc_page ON facts (doc, page);
+"""
+_DOC_YEAR = re.compile(r"_(\d{4})(?:Q[1-4])?_")
+
+
+def doc_year(doc: str) -> int | None:
+    """The fiscal year in a FinanceBench document name: 3M_2018_10K -> 2018."""
+    m = _DOC_YEAR.search(doc + "_")
+    return int(m.group(1)) if m else None
+
+
+def fiscal_year_offset(doc: str, header_years: Iterable[int]) -> int:
+    """Fiscal year minus header year for a document: 0 for most filings, 1 when the fiscal year
+    is named after the calendar year it ends in but the header prints the period-end year of
+    the year before (a 10-Q of fiscal 2024 whose quarter ended July 2023). Taken from the
+    document name's year and the latest header year of its statements; anything but 0 or 1
+    falls back to 0."""
+    year = doc_year(doc)
+    years = list(header_years)
+    if year is None or not years:
+        return 0
+    offset = year - max(years)
+    return offset if offset in (0, 1) else 0
+
+
+def write_store(path: Path, facts: Iterable[dict], vocab: Vocabulary) -> int:
+    """Write ``facts`` (dicts with ``Fact`` fields plus ``fiscal_year``) atomically."""
+    n = 0
+    with atomic_path(path) as tmp:
+        tmp.unlink(missing_ok=True)
+        con = sqlite3.connect(tmp)
+        con.executescript(_SCHEMA)
+        rows = []
+        for f in facts:
+            hit = vocab.concept_of(f["label"])
+            rows.append((f["doc"], f["page"], f["table"], f["statement"], f["section"],
+                         f["label"], normalise_label(f["label"]), hit[0] if hit else None,
+                         hit[1] if hit else None, f["year"], f["fiscal_year"], f["duration"],
+                         f["period_end"], f["column"], f["n_columns"], f["value"], f["printed"],
+                         int(f["percent"]), f["scale"]))
+            n += 1
+        con.executemany(f"INSERT INTO facts ({', '.join(COLUMNS)}) VALUES "
+                        f"({', '.join('?' * len(COLUMNS))})", rows)
+        con.commit()
+        con.close()
+    return n
+
+
+class FactStore:
+    """Read-only queries over a fact store file."""
+
+    def __init__(self, path: str | Path):
+        path = Path(path)
+        if not path.exists():
+            raise FileNotFoundError(f"fact store {path} not found; run `dvc repro tables`")
+        self.con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        self.con.row_factory = sqlite3.Row
+
+    def close(self) -> None:
+        self.con.close()
+
+    def __enter__(self) -> FactStore:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def query(self, doc: str | None = None, concept: str | None = None,
+              label: str | None = None, fiscal_year: int | None = None,
+              pages: Iterable[tuple[str, int]] | None = None) -> list[dict]:
+        """Facts matching every given filter, in (doc, page, table, row) order."""
+        where, args = [], []
+        if doc is not None:
+            where.append("doc = ?")
+            args.append(doc)
+        if concept is not None:
+            where.append("concept = ?")
+            args.append(concept)
+        if label is not None:
+            where.append("label_norm LIKE ?")
+            args.append(f"%{normalise_label(label)}%")
+        if fiscal_year is not None:
+            where.append("fiscal_year = ?")
+            args.append(fiscal_year)
+        if pages is not None:
+            pages = list(pages)
+            if not pages:
+                return []
+            where.append("(" + " OR ".join("(doc = ? AND page = ?)" for _ in pages) + ")")
+            for d, p in pages:
+                args.extend([d, p])
+        sql = "SELECT * FROM facts" + (" WHERE " + " AND ".join(where) if where else "") + \
+            " ORDER BY id"
+        return [dict(r) for r in self.con.execute(sql, args)]
+
+    def iter_all(self) -> Iterator[dict]:
+        for r in self.con.execute("SELECT * FROM facts ORDER BY id"):
+            yield dict(r)

@@ -1,0 +1,88 @@
+"""The formula library (``fingap/data/formulas.yaml``) and its expansion into calculator input.
+
+A library formula is arithmetic over concept names with two time helpers:
+``avg(x)`` = (x in the period + x one fiscal year earlier) / 2 and ``prev(x)`` = x one year
+earlier. Expanding it for a fiscal year gives a plain calculator expression over input names
+``<concept>__fy<year>`` (see ``input_name``), plus the list of inputs it needs.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+import yaml
+
+from .calculator import CalcError
+
+_INPUT = re.compile(r"^(?P<concept>[a-z_]+?)__fy(?P<year>\d{4})$")
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str
+    terms: tuple[str, ...]
+    expr: str
+    unit: str                  # ratio | percent | days | usd
+
+
+def input_name(concept: str, year: int) -> str:
+    return f"{concept}__fy{year}"
+
+
+def split_input_name(name: str) -> tuple[str, int]:
+    m = _INPUT.match(name)
+    if not m:
+        raise CalcError(f"not an input name: {name!r}")
+    return m["concept"], int(m["year"])
+
+
+@lru_cache(maxsize=1)
+def load_library() -> dict[str, Metric]:
+    raw = yaml.safe_load(resources.files("fingap").joinpath("data/formulas.yaml")
+                         .read_text(encoding="utf-8"))
+    return {name: Metric(name, tuple(spec["terms"]), spec["expr"], spec["unit"])
+            for name, spec in raw.items()}
+
+
+def expand(expr: str, year: int, x: str | None = None) -> str:
+    """Calculator expression for ``expr`` in fiscal ``year`` (``{x}`` replaced by concept x)."""
+    if "{x}" in expr:
+        if x is None:
+            raise CalcError(f"formula {expr!r} needs the concept it applies to")
+        expr = expr.replace("{x}", x)
+    try:
+        tree = ast.parse(expr, mode="eval").body
+    except SyntaxError as e:
+        raise CalcError(f"bad formula {expr!r}: {e.msg}") from None
+
+    def walk(node: ast.expr) -> str:
+        if isinstance(node, ast.Name):
+            return input_name(node.id, year)
+        if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+            return repr(node.value)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+                len(node.args) == 1 and isinstance(node.args[0], ast.Name):
+            c = node.args[0].id
+            if node.func.id == "avg":
+                return f"(({input_name(c, year)} + {input_name(c, year - 1)}) / 2)"
+            if node.func.id == "prev":
+                return input_name(c, year - 1)
+        if isinstance(node, ast.BinOp):
+            op = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}.get(type(node.op))
+            if op:
+                return f"({walk(node.left)} {op} {walk(node.right)})"
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return f"(-{walk(node.operand)})"
+        raise CalcError(f"unsupported construct in formula {expr!r}")
+
+    return walk(tree)
+
+
+def mean_over_years(expr: str, years: list[int], x: str | None = None) -> str:
+    """The average of ``expr`` over several fiscal years ("3 year average of ...")."""
+    parts = [expand(expr, y, x) for y in years]
+    return f"(({' + '.join(parts)}) / {len(parts)})"

@@ -1,0 +1,100 @@
+"""Row labels and question phrases mapped to finance concepts through a vocabulary data file.
+
+Normalisation (``normalise_label``): lower case; parenthetical remarks "(PP&E)", "(loss)",
+footnote marks "(a)", "(1)", "*" dropped; "&" becomes "and"; dashes, commas and other
+punctuation become spaces; whitespace collapsed. So
+"Property, plant and equipment \u2014 net" and "Property, plant & equipment, net (a)" both become
+"property plant and equipment net".
+
+The vocabulary (``fingap/data/finance_vocabulary.yaml``) holds general finance terms only:
+for each concept, label patterns (regular expressions matched in full against a normalised row
+label, earlier ones preferred), question terms, the statement it normally lives on, and whether
+it is reported as a magnitude (outflows such as capex).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+import yaml
+
+_FOOTNOTE = re.compile(r"\([^()]{0,40}\)|\*+|\u2020|\u2021")
+_PUNCT = re.compile(r"[^a-z0-9%/ ]+")
+
+
+@dataclass(frozen=True)
+class Concept:
+    name: str
+    statement: str
+    patterns: tuple[re.Pattern, ...]
+    terms: tuple[str, ...]
+    magnitude: bool
+
+
+def normalise_label(label: str) -> str:
+    text = _FOOTNOTE.sub(" ", label.lower())
+    text = text.replace("&", " and ")
+    text = text.replace("'", "").replace("\u2019", "")
+    text = _PUNCT.sub(" ", text)
+    return " ".join(text.split())
+
+
+def normalise_phrase(text: str) -> str:
+    """Question text normalised like labels, but parenthetical text is kept: in a question it
+    carries meaning ("(average PP&E between FY2018 and FY2019)")."""
+    text = text.lower().replace("&", " and ").replace("'", "").replace("\u2019", "")
+    return " ".join(_PUNCT.sub(" ", text).split())
+
+
+class Vocabulary:
+    def __init__(self, concepts: dict[str, Concept]):
+        self.concepts = concepts
+        # longest question terms first, so "cost of sales" wins over "sales"
+        self._terms = sorted(((normalise_phrase(t), c.name) for c in concepts.values()
+                              for t in c.terms), key=lambda p: -len(p[0]))
+
+    @classmethod
+    def load(cls, path: str | Path | None = None) -> Vocabulary:
+        return _load(str(path) if path else None)
+
+    def concept_of(self, label: str) -> tuple[str, int] | None:
+        """(concept, pattern rank) of a printed row label, or None. Lower rank = preferred."""
+        norm = normalise_label(label)
+        best = None
+        for c in self.concepts.values():
+            for rank, p in enumerate(c.patterns):
+                if p.fullmatch(norm):
+                    if best is None or rank < best[1]:
+                        best = (c.name, rank)
+                    break
+        return best
+
+    def find_terms(self, text: str) -> list[tuple[int, int, str]]:
+        """Non-overlapping (start, end, concept) term matches in normalised ``text``."""
+        norm = normalise_phrase(text)
+        taken: list[tuple[int, int, str]] = []
+        for term, name in self._terms:
+            for m in re.finditer(rf"(?<![a-z0-9]){re.escape(term)}(?![a-z0-9])", norm):
+                if all(m.end() <= a or m.start() >= b for a, b, _ in taken):
+                    taken.append((m.start(), m.end(), name))
+        return sorted(taken)
+
+
+@lru_cache(maxsize=4)
+def _load(path: str | None) -> Vocabulary:
+    if path is None:
+        raw = yaml.safe_load(resources.files("fingap").joinpath(
+            "data/finance_vocabulary.yaml").read_text(encoding="utf-8"))
+    else:
+        raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    concepts = {}
+    for name, spec in raw.items():
+        concepts[name] = Concept(
+            name=name, statement=spec.get("statement", "table"),
+            patterns=tuple(re.compile(p) for p in spec.get("labels", [])),
+            terms=tuple(spec.get("terms", [])), magnitude=bool(spec.get("magnitude", False)))
+    return Vocabulary(concepts)

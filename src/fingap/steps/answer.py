@@ -1,0 +1,258 @@
+"""The ``answer`` stage: the answer agent over the runs of ``generate.runs``, then its metrics.
+
+Inputs per answered run: the evaluate stage's per-question records
+(``reports/per_question/<method>__<condition>.jsonl``), which hold the run's top-k (doc, page)
+and the LLM's answer from ``generate``. The agent reuses that LLM answer as its fallback, so
+this stage makes no LLM call. Outputs: ``data/answers_checked/<method>__<condition>.jsonl``
+(one answer record per question: path, value, formula, inputs with (doc, page), verified,
+abstained, steps), the held-out questions' records, and ``reports/answers.json``.
+
+Why a stage after ``evaluate`` and not inside it: the agent needs the per-question retrievals
+that evaluate writes, so its metrics live in their own report, keyed like ``metrics.json``
+(``{method: {condition: {...}}}``).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from ..answers.agent import GATE_MODES, Agent, AnswerRecord
+from ..answers.fact_store import FactStore
+from ..answers.gate import value_on_page
+from ..answers.labels import Vocabulary
+from ..answers.numbers import SCALES
+from ..corpus import STATUS_EVALUATED, Question
+from ..evaluation import METRICS_GENERATED
+from ..io import JsonlError, iter_jsonl, read_jsonl, write_json, write_jsonl
+from ..params import ParamError, require_choice, require_int
+from ..stats import paired_bootstrap
+from ..strict_accuracy import single_number_gold, strict_match
+
+log = logging.getLogger("fingap")
+
+
+def validate_answer(params: dict, generate_params: dict) -> dict:
+    gate = require_choice(params, "answer", "gate", GATE_MODES)
+    follow = require_int(params, "answer", "max_follow_ups", minimum=0)
+    k = require_int(params, "answer", "k", minimum=1)
+    runs = generate_params.get("runs")
+    if not isinstance(runs, list) or not runs:
+        raise ParamError("generate.runs must list the [method, condition] runs to answer")
+    return {"gate": gate, "max_follow_ups": follow, "k": k, "runs": [tuple(r) for r in runs]}
+
+
+def load_page_texts(pages_path: Path) -> dict[tuple[str, int], str]:
+    return {(r["doc"], r["page"]): r["text"] for r in read_jsonl(pages_path)}
+
+
+def retrieved_pages(record: dict, k: int) -> list[tuple[str, int]]:
+    """Distinct (doc, page) of a per-question record's top-k hits, in rank order."""
+    return list(dict.fromkeys((h[1], int(h[2])) for h in record["retrieved"][:k]))
+
+
+def record_value_matches(rec: dict, gold: str) -> bool:
+    """StrictAcc of one answer record: its value, also read in the scale it was given in."""
+    value = rec.get("value")
+    if strict_match(value, gold):
+        return True
+    scale = rec.get("scale")
+    return bool(scale) and strict_match(value, gold, SCALES.get(scale, 1.0))
+
+
+def numeric_recall(inputs: list[dict], pages: list[tuple[str, int]],
+                   texts: dict[tuple[str, int], str]) -> float | None:
+    """Share of a question's hand-annotated input values printed on its top-k pages."""
+    if not inputs:
+        return None
+    found = 0
+    for inp in inputs:
+        on_pages = [texts.get(p, "") for p in pages if p[0] == inp["doc_name"]]
+        found += any(value_on_page(float(inp["value"]), t, magnitude=True) for t in on_pages)
+    return found / len(inputs)
+
+
+def score_answers(records: list[dict], questions: dict[str, Question],
+                  annotated: dict[str, list[dict]], pages: dict[str, list[tuple[str, int]]],
+                  texts: dict[tuple[str, int], str]) -> list[dict]:
+    """Per-question scores of answer records (the columns of ``aggregate_answer_scores``)."""
+    rows = []
+    for rec in records:
+        q = questions[rec["question_id"]]
+        correct = record_value_matches(rec, q.answer) if not rec["abstained"] else False
+        rows.append({
+            "question_id": q.id, "question_type": q.question_type, "doc_type": q.doc_type,
+            "path": rec["path"], "verified": rec["verified"], "abstained": rec["abstained"],
+            "correct": correct, "single_number": single_number_gold(q.answer),
+            "numeric_recall": numeric_recall(annotated.get(q.id, []), pages.get(q.id, []),
+                                             texts)})
+    return rows
+
+
+def _mean(xs: list[float]) -> float | None:
+    return round(sum(xs) / len(xs), 4) if xs else None
+
+
+def aggregate_answer_scores(rows: list[dict]) -> dict:
+    mg = [r for r in rows if r["question_type"] == METRICS_GENERATED]
+    single = [r for r in rows if r["single_number"]]
+    gradable = [r for r in rows if r["question_type"] == METRICS_GENERATED or r["single_number"]]
+    structured = [r for r in gradable if r["path"] == "structured" and not r["abstained"]]
+    recall = [r["numeric_recall"] for r in rows if r["numeric_recall"] is not None]
+    return {
+        "StrictAcc": _mean([float(r["correct"]) for r in mg]), "n_metrics_generated": len(mg),
+        "StrictAcc_numeric": _mean([float(r["correct"]) for r in single]),
+        "n_single_number": len(single),
+        "NumericRecall@5": _mean(recall), "n_annotated": len(recall),
+        "Verified": _mean([float(r["verified"]) for r in rows]),
+        "Abstained": _mean([float(r["abstained"]) for r in rows]),
+        "Coverage": _mean([float(r["path"] == "structured") for r in rows]),
+        "Coverage_metrics_generated": _mean([float(r["path"] == "structured") for r in mg]),
+        "Reliability": _mean([float(r["correct"]) for r in structured]),
+        "n_structured_gradable": len(structured), "n": len(rows),
+    }
+
+
+def breakdowns(rows: list[dict]) -> dict:
+    out: dict = {}
+    for key in ("question_type", "doc_type"):
+        groups: dict[str, list[dict]] = defaultdict(list)
+        for r in rows:
+            groups[r[key]].append(r)
+        out[key] = {g: {"StrictAcc_numeric": _mean([float(r["correct"]) for r in rs
+                                                    if r["single_number"] or
+                                                    r["question_type"] == METRICS_GENERATED]),
+                        "Coverage": _mean([float(r["path"] == "structured") for r in rs]),
+                        "n": len(rs)}
+                    for g, rs in sorted(groups.items())}
+    return out
+
+
+def llm_only_rows(per_question: list[dict], questions: dict[str, Question]) -> dict[str, float]:
+    """Correctness of the LLM's own answers (first new number), for the paired comparison."""
+    from ..strict_accuracy import first_new_number
+
+    out = {}
+    for r in per_question:
+        q = questions[r["question_id"]]
+        out[q.id] = float(strict_match(first_new_number(r.get("answer") or "", q.question),
+                                       q.answer))
+    return out
+
+
+def load_annotations(path: Path) -> dict[str, list[dict]]:
+    if not path.exists():
+        return {}
+    return {r["financebench_id"]: r["inputs"] for r in read_jsonl(path)}
+
+
+def load_question_file(path: Path) -> list[dict]:
+    """A FinanceBench-format JSONL of questions; a bad line names the file and line."""
+    rows = []
+    try:
+        for i, r in iter_jsonl(path):
+            if not str(r.get("question") or "").strip():
+                raise JsonlError(f"{path}:{i}: a question needs a non-empty 'question'")
+            if not r.get("financebench_id"):
+                raise JsonlError(f"{path}:{i}: missing 'financebench_id'")
+            rows.append(r)
+    except FileNotFoundError:
+        raise FileNotFoundError(f"question file {path} not found") from None
+    return rows
+
+
+def doc_type_of(doc_name: str | None) -> str | None:
+    """A FinanceBench document name's form type (3M_2018_10K -> 10K), as Table 2 labels it."""
+    for suffix, kind in (("_10K", "10K"), ("_10Q", "10Q"), ("_8K", "8K"),
+                         ("_EARNINGS", "EARNINGS")):
+        if doc_name and suffix in doc_name.upper():
+            return kind
+    return None
+
+
+def gold_pages_of(row: dict) -> list[tuple[str, int]]:
+    return list(dict.fromkeys((e["doc_name"], int(e["evidence_page_num"]))
+                              for e in row.get("evidence") or []))
+
+
+def run_answer(params: dict, generate_params: dict, questions_path: Path, pages_path: Path,
+               facts_path: Path, per_question_dir: Path, annotations_path: Path,
+               heldout_path: Path, out_dir: Path, report_path: Path) -> dict:
+    ap = validate_answer(params, generate_params)
+    questions = {q.id: q for q in (Question.from_dict(d) for d in read_jsonl(questions_path))
+                 if q.status == STATUS_EVALUATED}
+    inputs_by_run = {}
+    for method, cond in ap["runs"]:  # every input must exist before work starts
+        path = per_question_dir / f"{method}__{cond}.jsonl"
+        if not path.exists():
+            raise ParamError(f"generate.runs: no per-question file {path} for [{method}, {cond}]"
+                             "; run `dvc repro evaluate` first")
+        inputs_by_run[(method, cond)] = path
+    texts = load_page_texts(pages_path)
+    annotated = load_annotations(annotations_path)
+    vocab = Vocabulary.load()
+    report: dict = {"params": {k: v for k, v in ap.items() if k != "runs"}, "runs": {},
+                    "breakdown": {}, "vs_llm_only": {}}
+    t_all = time.perf_counter()
+    with FactStore(facts_path) as store:
+        agent = Agent(store, texts, vocab, ap["gate"], ap["max_follow_ups"])
+        for (method, cond), path in inputs_by_run.items():
+            t0 = time.perf_counter()
+            per_q = [r for r in read_jsonl(path) if r["question_id"] in questions]
+            pages = {r["question_id"]: retrieved_pages(r, ap["k"]) for r in per_q}
+            records = []
+            for r in per_q:
+                q = questions[r["question_id"]]
+                rec = agent.answer(q.id, q.question, pages[q.id], r.get("answer") or "",
+                                   doc_type=q.doc_type)
+                records.append(_with_scale(rec))
+            write_jsonl(out_dir / f"{method}__{cond}.jsonl", records)
+            rows = score_answers(records, questions, annotated, pages, texts)
+            agg = aggregate_answer_scores(rows)
+            agg["seconds"] = round(time.perf_counter() - t0, 2)
+            report["runs"].setdefault(method, {})[cond] = agg
+            report["breakdown"].setdefault(method, {})[cond] = breakdowns(rows)
+            llm = llm_only_rows(per_q, questions)
+            for subset, keep in (("metrics_generated",
+                                  lambda x: x["question_type"] == METRICS_GENERATED),
+                                 ("single_number", lambda x: x["single_number"])):
+                sel = [x for x in rows if keep(x)]
+                if sel:
+                    report["vs_llm_only"].setdefault(method, {}).setdefault(cond, {})[subset] = \
+                        paired_bootstrap([float(x["correct"]) for x in sel],
+                                         [llm[x["question_id"]] for x in sel])
+            log.info("answer %s/%s: %s", method, cond, agg)
+        if heldout_path.exists():
+            report["heldout"] = answer_heldout(agent, heldout_path, texts, out_dir)
+    report["seconds_total"] = round(time.perf_counter() - t_all, 2)
+    write_json(report_path, report)
+    return report
+
+
+def answer_heldout(agent: Agent, path: Path, texts: dict, out_dir: Path) -> dict:
+    """The held-out questions under Oracle-Page (their gold pages), scored like the others."""
+    rows = load_question_file(path)
+    records, scores = [], []
+    for r in rows:
+        rec = _with_scale(agent.answer(r["financebench_id"], r["question"], gold_pages_of(r), "",
+                                       doc_hint=r.get("doc_name"),
+                                       doc_type=doc_type_of(r.get("doc_name"))))
+        records.append(rec)
+        correct = record_value_matches(rec, r["answer"]) and not rec["abstained"]
+        scores.append({"correct": correct, "path": rec["path"]})
+    write_jsonl(out_dir / "heldout__oracle_page.jsonl", records)
+    structured = [s for s in scores if s["path"] == "structured"]
+    return {"oracle_page": {
+        "StrictAcc": _mean([float(s["correct"]) for s in scores]),
+        "Coverage": _mean([float(s["path"] == "structured") for s in scores]),
+        "Reliability": _mean([float(s["correct"]) for s in structured]),
+        "n": len(scores)}}
+
+
+def _with_scale(rec: AnswerRecord) -> dict:
+    d = rec.to_dict()
+    compute = [s for s in rec.steps if s.get("step") == "compute" and "scale" in s]
+    d["scale"] = compute[-1]["scale"] if compute and rec.path == "structured" else None
+    return d

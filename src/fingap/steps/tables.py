@@ -1,0 +1,121 @@
+"""The ``tables`` stage: statement tables of every PDF page -> the numeric fact store.
+
+Outputs: ``data/facts/facts.sqlite`` (the store), ``data/facts/table_rows.jsonl`` (each table
+row serialised as "statement | header | row label | cells", for lexical and dense retrieval),
+``data/facts/skipped.jsonl`` (malformed table rows skipped, with the reason, per page) and the
+report (pages/s, facts, statements found, skip counts).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import pymupdf
+
+from .. import corpus as corpus_mod
+from ..answers.fact_store import fiscal_year_offset, write_store
+from ..answers.labels import Vocabulary
+from ..answers.tables import page_tables
+from ..io import read_json, read_jsonl, write_json, write_jsonl
+
+log = logging.getLogger("fingap")
+
+STATEMENT_KINDS = ("income", "balance_sheet", "cash_flow")
+
+
+def doc_facts(pdf: Path, doc: str, texts: dict[int, str]) -> tuple[list[dict], Counter, dict]:
+    """Facts of one PDF, with fiscal years resolved; a broken PDF gives no facts and a reason."""
+    facts: list[dict] = []
+    skipped: Counter = Counter()
+    info = {"pages_with_tables": 0, "statements": Counter(), "error": None}
+    try:
+        with pymupdf.open(pdf) as d:
+            for i, page in enumerate(d):
+                text = texts.get(i)
+                if text is None:
+                    continue  # page failed in extract; already reported there
+                pt = page_tables(doc, i, page.get_text("words"), text)
+                skipped.update({(i, r): n for r, n in pt.skipped.items()})
+                if pt.facts:
+                    info["pages_with_tables"] += 1
+                    info["statements"][pt.statement] += 1
+                    facts.extend(f.to_dict() for f in pt.facts)
+    except Exception as e:  # a PDF that extract could read but PyMuPDF now cannot
+        info["error"] = f"cannot read words: {e}"
+        return [], skipped, info
+    headers = [f["year"] for f in facts if f["statement"] in STATEMENT_KINDS] or \
+        [f["year"] for f in facts]
+    offset = fiscal_year_offset(doc, headers)
+    for f in facts:
+        f["fiscal_year"] = f["year"] + offset
+    info["fiscal_year_offset"] = offset
+    return facts, skipped, info
+
+
+def serialise_row(facts: list[dict]) -> str:
+    f0 = facts[0]
+    header = " ".join(f"FY{f['fiscal_year']}" + (f" {f['duration']}" if f["duration"] else "")
+                      for f in facts)
+    cells = " ".join(f["printed"] for f in facts)
+    return f"{f0['statement']} | {header} | {f0['label']} | {cells}"
+
+
+def run_tables(corpus_params: dict, corpus_out: Path, pages_path: Path, out_dir: Path,
+               report_path: Path, root: Path = Path(".")) -> dict:
+    manifest = read_json(corpus_out / "manifest.json")
+    corpus_dir = corpus_mod.locate_corpus(corpus_params.get("dir") or None, root)
+    texts: dict[str, dict[int, str]] = defaultdict(dict)
+    for r in read_jsonl(pages_path):
+        texts[r["doc"]][r["page"]] = r["text"]
+    names = sorted(n for n in manifest["files"] if n.startswith(corpus_mod.PDF_DIR + "/"))
+    vocab = Vocabulary.load()
+    all_facts: list[dict] = []
+    skipped_rows: list[dict] = []
+    per_doc: dict[str, dict] = {}
+    reasons: Counter = Counter()
+    t0 = time.perf_counter()
+    n_pages = 0
+    for name in names:
+        doc = Path(name).stem
+        if doc not in texts:
+            continue  # extract reported it as unreadable
+        facts, skipped, info = doc_facts(corpus_dir / name, doc, texts[doc])
+        n_pages += len(texts[doc])
+        all_facts.extend(facts)
+        for (page, reason), n in sorted(skipped.items()):
+            skipped_rows.append({"doc": doc, "page": page, "reason": reason, "rows": n})
+            reasons[reason] += n
+        per_doc[doc] = {"facts": len(facts), "pages_with_tables": info["pages_with_tables"],
+                        "fiscal_year_offset": info.get("fiscal_year_offset"),
+                        "error": info["error"]}
+        if info["error"]:
+            log.warning("tables: %s: %s (skipped)", name, info["error"])
+    seconds = time.perf_counter() - t0
+    n_facts = write_store(out_dir / "facts.sqlite", all_facts, vocab)
+    rows: dict[tuple, list[dict]] = defaultdict(list)
+    for f in all_facts:
+        rows[(f["doc"], f["page"], f["table"], f["label"])].append(f)
+    write_jsonl(out_dir / "table_rows.jsonl", (
+        {"row_id": f"{d}::p{p:04d}::t{t}::r{i}", "doc": d, "page": p,
+         "text": serialise_row(fs)}
+        for i, ((d, p, t, _), fs) in enumerate(rows.items())))
+    write_jsonl(out_dir / "skipped.jsonl", skipped_rows)
+    with_concept = sum(1 for f in all_facts if vocab.concept_of(f["label"]))
+    report = {
+        "n_docs": len(per_doc), "n_pages": n_pages,
+        "n_pages_with_tables": sum(d["pages_with_tables"] for d in per_doc.values()),
+        "n_facts": n_facts, "n_facts_with_concept": with_concept, "n_table_rows": len(rows),
+        "statements": dict(sorted(Counter(f["statement"] for f in all_facts).items())),
+        "skipped_rows": dict(sorted(reasons.items())),
+        "failed_docs": sorted(d for d, i in per_doc.items() if i["error"]),
+        "seconds": round(seconds, 1),
+        "pages_per_second": round(n_pages / max(seconds, 1e-9), 1),
+        "docs": per_doc,
+    }
+    write_json(report_path, report)
+    log.info("tables: %d facts from %d pages in %.1fs (%.0f pages/s)", n_facts, n_pages, seconds,
+             report["pages_per_second"])
+    return report

@@ -1,0 +1,21 @@
+"""DVC stage: the answer agent over generate.runs, and its metrics (fingap.steps.answer)."""
+
+from pathlib import Path
+
+from fingap.params import section
+from fingap.stagekit import stage
+from fingap.steps.answer import run_answer
+
+
+def main() -> None:
+    with stage("answer") as params:
+        run_answer(section(params, "answer"), section(params, "generate"),
+                   Path("data/corpus/questions.jsonl"), Path("data/pages/pages.jsonl"),
+                   Path("data/facts/facts.sqlite"), Path("reports/per_question"),
+                   Path("annotations/numeric_inputs.jsonl"),
+                   Path("annotations/heldout_questions.jsonl"), Path("data/answers_checked"),
+                   Path("reports/answers.json"))
+
+
+if __name__ == "__main__":
+    main()

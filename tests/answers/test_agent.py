@@ -1,0 +1,69 @@
+import pytest
+
+from fingap.answers.agent import Agent, format_answer
+
+from .conftest import DOC
+
+
+def test_structured_answer_with_formula_inputs_and_citations(statement_store):
+    store, texts = statement_store
+    agent = Agent(store, texts)
+    rec = agent.answer("q", "What is ACME's FY2022 current ratio? Round to two decimal places.",
+                       [(DOC, 2)])
+    assert rec.path == "structured" and rec.verified and rec.value == 2.0
+    assert {(i["name"], i["page"], i["source"]) for i in rec.inputs} == {
+        ("total_current_assets__fy2022", 2, "retrieved"),
+        ("total_current_liabilities__fy2022", 2, "retrieved")}
+    assert [s["step"] for s in rec.steps] == ["plan", "retrieve", "lookup", "compute", "verify",
+                                             "answer"]
+
+
+def test_follow_up_finds_a_missing_input_in_the_candidate_document(statement_store):
+    store, texts = statement_store
+    rec = Agent(store, texts).answer(
+        "q", "What is ACME's FY2022 free cash flow in USD millions?", [(DOC, 2)])
+    assert rec.path == "structured" and rec.value == pytest.approx(6439 - 1577)
+    assert {i["source"] for i in rec.inputs} == {"follow_up"}
+    assert any(s["step"] == "follow_up" for s in rec.steps)
+
+
+def test_unit_conversion_and_magnitude(statement_store):
+    store, texts = statement_store
+    rec = Agent(store, texts).answer("q", "What is the FY2022 capital expenditure amount (in USD "
+                                     "billions) for ACME?", [(DOC, 1)])
+    assert rec.value == pytest.approx(1.58) and rec.answer == "$1.58 billion"
+
+
+def test_fallback_to_the_llm_path_records_the_reason(statement_store):
+    store, texts = statement_store
+    agent = Agent(store, texts)
+    rec = agent.answer("q", "Is ACME a capital-intensive business in FY2022?", [(DOC, 1)],
+                       llm_answer="Yes: capex was $1,577 million.")
+    assert rec.path == "llm" and "yes/no" in rec.reason and rec.verified
+    assert rec.value == 1577e6
+    # an answer whose number is not on the pages is flagged, or withheld with gate=abstain
+    bad = "Capex was $9,999 million."
+    assert not agent.answer("q", "Is ACME capital intensive in FY2022?", [(DOC, 1)],
+                            llm_answer=bad).verified
+    withheld = Agent(store, texts, gate="abstain").answer(
+        "q", "Is ACME capital intensive in FY2022?", [(DOC, 1)], llm_answer=bad)
+    assert withheld.abstained and withheld.answer == "" and withheld.value is None
+
+
+def test_missing_year_falls_back(statement_store):
+    store, texts = statement_store
+    rec = Agent(store, texts).answer("q", "What is ACME's FY2015 current ratio?", [(DOC, 2)],
+                                     llm_answer="")
+    assert rec.path == "llm" and "not found" in rec.reason
+
+
+def test_bad_gate_mode_fails_fast(statement_store):
+    store, texts = statement_store
+    with pytest.raises(ValueError, match="answer.gate"):
+        Agent(store, texts, gate="maybe")
+
+
+def test_format_answer():
+    assert format_answer(1577.0, "usd", "millions", 2) == "$1,577.00 million"
+    assert format_answer(1.93, "percent", None, 1) == "1.9%"
+    assert format_answer(24.257, "ratio", None, 2) == "24.26"

@@ -1,0 +1,28 @@
+import pytest
+
+from fingap.answers.fact_store import FactStore, doc_year, fiscal_year_offset
+
+from .conftest import DOC
+
+
+def test_store_is_queried_by_concept_label_and_year(statement_store):
+    store, _ = statement_store
+    capex = store.query(doc=DOC, concept="capex", fiscal_year=2022)
+    assert [(f["page"], f["value"], f["statement"]) for f in capex] == [(1, -1577.0, "cash_flow")]
+    by_label = store.query(doc=DOC, label="property, plant & equipment - net")
+    assert {f["fiscal_year"] for f in by_label} == {2021, 2022}
+    assert store.query(pages=[(DOC, 2)], concept="revenue")[0]["label"] == "Net sales"
+    assert store.query(pages=[]) == []
+
+
+def test_fiscal_year_offset_from_document_name():
+    assert doc_year("BESTBUY_2024Q2_10Q") == 2024 and doc_year("3M_2018_10K") == 2018
+    assert fiscal_year_offset("BESTBUY_2024Q2_10Q", [2023, 2022]) == 1
+    assert fiscal_year_offset("3M_2018_10K", [2018, 2017, 2016]) == 0
+    assert fiscal_year_offset("ODD_2018_10K", [2011]) == 0  # implausible: no shift
+    assert fiscal_year_offset("NOYEAR", [2020]) == 0
+
+
+def test_missing_store_names_the_stage(tmp_path):
+    with pytest.raises(FileNotFoundError, match="dvc repro tables"):
+        FactStore(tmp_path / "nope.sqlite")

@@ -1,0 +1,46 @@
+from fingap.answers.gate import gate_structured, gate_text, period_position, value_on_page
+
+from .conftest import DOC
+
+
+def _input(**kw):
+    base = {"name": "capex__fy2022", "doc": DOC, "page": 1, "value": -1577.0, "year": 2022,
+            "label": "Purchases of property, plant and equipment (PP&E)", "magnitude": True}
+    return base | kw
+
+
+def test_value_and_period_are_checked_on_the_page_text(statement_store):
+    _, texts = statement_store
+    text = texts[(DOC, 1)]
+    assert value_on_page(-1577, text) and value_on_page(1577, text, magnitude=True)
+    assert not value_on_page(1577, text)  # printed in parentheses: only as a magnitude
+    assert period_position(text, "Net income", 5363, 2022) is True
+    assert period_position(text, "Net income", 4869, 2022) is False  # 2021's column
+    assert period_position(text, "No such row", 5363, 2022) is None
+
+
+def test_gate_passes_grounded_inputs_and_flags_corruptions(statement_store):
+    _, texts = statement_store
+    assert gate_structured([_input()], texts, 1577.0, 1577.0).passed
+    corrupt = {
+        "x1.1": _input(value=-1577 * 1.1),
+        "wrong year column": _input(value=-1373.0),
+        "wrong page": _input(page=2),
+        "missing page": _input(page=9),
+    }
+    for what, inp in corrupt.items():
+        g = gate_structured([inp], texts, 1577.0, 1577.0)
+        assert not g.passed, what
+        assert g.reasons, what
+    # the answer must be the calculator's result
+    assert not gate_structured([_input()], texts, 1600.0, 1577.0).passed
+
+
+def test_text_gate_for_llm_answers(statement_store):
+    _, texts = statement_store
+    pages = [texts[(DOC, 1)]]
+    q = "What was ACME's FY2022 net income?"
+    assert gate_text("Net income was $5,363 million in FY2022.", q, pages).passed
+    assert gate_text("Net income was $5.363 billion.", q, pages).passed
+    assert not gate_text("Net income was $6,100 million.", q, pages).passed
+    assert gate_text("I cannot tell from the context.", q, pages).passed  # no number claimed

@@ -1,0 +1,36 @@
+from fingap.answers.labels import Vocabulary, normalise_label, normalise_phrase
+
+
+def test_normalise_label_drops_marks_and_punctuation():
+    assert normalise_label("Property, plant and equipment \u2014 net") == \
+        "property plant and equipment net"
+    assert normalise_label("Property, plant & equipment, net (a)") == \
+        "property plant and equipment net"
+    assert normalise_label("Purchases of property, plant and equipment (PP&E)") == \
+        "purchases of property plant and equipment"
+    assert normalise_label("Shareholders' equity*") == "shareholders equity"
+
+
+def test_question_phrases_keep_parentheses():
+    assert normalise_phrase("(average PP&E between FY2018 and FY2019)") == \
+        "average pp and e between fy2018 and fy2019"
+
+
+def test_concepts_of_printed_labels():
+    v = Vocabulary.load()
+    assert v.concept_of("Purchases of property, plant and equipment (PP&E)")[0] == "capex"
+    assert v.concept_of("Capital expenditures")[0] == "capex"
+    assert v.concept_of("Total net revenues")[0] == "revenue"
+    assert v.concept_of("Cost of sales")[0] == "cogs"
+    assert v.concept_of("Net income attributable to ACME")[0] == "net_income"
+    assert v.concept_of("Net income attributable to noncontrolling interest") is None
+    assert v.concept_of("Total current liabilities")[0] == "total_current_liabilities"
+    assert v.concept_of("Something else entirely") is None
+    # earlier patterns are preferred: "Total revenues" ranks before plain "Sales"
+    assert v.concept_of("Total revenues")[1] < v.concept_of("Sales")[1]
+
+
+def test_question_terms_prefer_the_longest():
+    v = Vocabulary.load()
+    found = [c for _, _, c in v.find_terms("What was the cost of sales and net sales?")]
+    assert found == ["cogs", "revenue"]

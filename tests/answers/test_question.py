@@ -1,0 +1,73 @@
+import pytest
+
+from fingap.answers.calculator import evaluate
+from fingap.answers.labels import Vocabulary
+from fingap.answers.question import fiscal_years, parse_definition, parse_question
+
+
+def test_fiscal_years_forms():
+    assert fiscal_years("FY2019 vs fiscal 2018 and FY19, in 2017") == [2019, 2018, 2019, 2017]
+
+
+def test_library_metric_with_unit_and_rounding():
+    p = parse_question("What is the FY2021 net profit margin of Acme? Answer in percent, rounded "
+                       "to one decimal place.")
+    assert p.figure and p.metric == "net_margin" and p.unit == "percent" and p.decimals == 1
+    assert p.inputs == [("net_income", 2021), ("revenue", 2021)]
+
+
+def test_direct_line_item_with_scale_and_statement():
+    p = parse_question("How much did Foo spend on capital expenditures in FY2020 (in USD "
+                       "billions)? Use the cash flow statement.")
+    assert p.metric == "capex" and p.out_scale == "billions" and p.statements == ["cash_flow"]
+    assert p.inputs == [("capex", 2020)] and p.duration == "12M"
+
+
+def test_definition_with_an_average_between_years():
+    p = parse_question("What is the FY2019 fixed asset turnover ratio for Foo? Fixed asset "
+                       "turnover ratio is defined as: FY2019 revenue / (average PP&E between "
+                       "FY2018 and FY2019). Round your answer to two decimal places.")
+    assert p.metric == "definition" and p.unit == "ratio" and p.decimals == 2
+    vals = {"revenue__fy2019": 6489, "ppe_net__fy2019": 253, "ppe_net__fy2018": 282}
+    assert evaluate(p.expression, vals) == pytest.approx(6489 / 267.5)
+
+
+def test_growth_names_its_line_item_and_target_year():
+    p = parse_question("What is the year-over-year change in unadjusted operating income from "
+                       "FY2015 to FY2016 (in units of percents and round to one decimal place)?")
+    assert p.metric == "growth" and p.unit == "percent" and p.target_year == 2016
+    assert set(p.inputs) == {("operating_income", 2016), ("operating_income", 2015)}
+
+
+def test_multi_year_average_of_a_library_metric():
+    p = parse_question("What is the FY2017 - FY2019 3 year average of capex as a % of revenue?")
+    assert p.metric == "capex_to_revenue"
+    assert {y for _, y in p.inputs} == {2017, 2018, 2019}
+
+
+def test_quarters_and_ten_q_default():
+    assert parse_question("What was revenue in Q2 FY2024?").duration == "3M"
+    assert parse_question("Revenue for the six months ended June 30, 2023?").duration == "6M"
+    assert parse_question("What was revenue in 2023?", doc_type="10Q").duration == "3M"
+
+
+@pytest.mark.parametrize("text, reason", [
+    ("Is Foo a capital-intensive business based on FY2022 data?", "yes/no"),
+    ("What drove the revenue change?", "no fiscal year"),
+    ("What was the FY2022 headcount in Ohio?", "no metric"),
+    ("", "empty"),
+])
+def test_non_figure_questions_say_why(text, reason):
+    p = parse_question(text)
+    assert not p.figure and reason in p.reason
+
+
+def test_definition_with_an_unknown_item_falls_back_with_the_reason():
+    p = parse_question("What is the FY2020 widget ratio? It is defined as: widgets / gadgets.")
+    assert not p.figure and "definition not understood" in p.reason
+
+
+def test_parse_definition_operators_in_words():
+    e = parse_definition("cash from operations divided by total current liabilities", 2015,
+                         Vocabulary.load())
+    assert evaluate(e, {"cfo__fy2015": 10, "total_current_liabilities__fy2015": 4}) == 2.5
