@@ -21,11 +21,13 @@ import re
 from dataclasses import dataclass, field
 
 from .calculator import CalcError, names_in, parse_expression
-from .formulas import Metric, expand, input_name, load_library, mean_over_years, split_input_name
+from .formulas import Metric, expand, input_name, load_library, split_input_name
 from .labels import Vocabulary, normalise_phrase
 
 _FY = re.compile(r"\b(?:fy|fiscal(?:\s+year)?)\s*'?(\d{4}|\d{2})\b|\b((?:19|20)\d{2})\b", re.I)
 _MULTI_YEAR = re.compile(r"\b(\d|two|three|four|five)[- ]year\s+average", re.I)
+_YEAR_RANGE = re.compile(r"(?:\bfy|\bfiscal(?:\s+year)?)?\s*'?\d{2,4}\s*(?:-|\u2013|to|through)\s*"
+                         r"(?:fy|fiscal(?:\s+year)?)?\s*'?\d{2,4}\b", re.I)
 _WORD_NUMBERS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
 _DECIMALS = re.compile(r"\b(\d|zero|one|two|three|four)\s+decimal(?:\s+places?|\s+points?)?",
                        re.I)
@@ -50,11 +52,10 @@ _STATEMENT_WORDS = [
     ("income", re.compile(r"income\s+statements?|statements?\s+of\s+(income|operations|"
                           r"earnings)|\bp&l\b|profit\s+and\s+loss", re.I)),
 ]
-_DEFINITION = re.compile(r"\bdefined\s+as\s*:?\s*(?P<rhs>.+?)(?=\.\s+[A-Z]|\.\s*$|\?|$)",
-                         re.I | re.S)
-_OPERATORS = re.compile(r"(\s+-\s+|\s+minus\s+|\s+plus\s+|\s+divided\s+by\s+|\s+times\s+|"
-                        r"\s+multiplied\s+by\s+|[/+*\u00d7\u00f7()])", re.I)
-_OPERATOR_MAP = {"-": "-", "minus": "-", "plus": "+", "divided by": "/", "times": "*",
+_OPERATORS = re.compile(r"(\s+-\s+|\s+minus\s+|\s+less\s+|\s+plus\s+|\s+divided\s+by\s+|"
+                        r"\s+times\s+|\s+multiplied\s+by\s+|[/+*\u00d7\u00f7()])", re.I)
+_OPERATOR_MAP = {"-": "-", "minus": "-", "less": "-", "plus": "+", "divided by": "/",
+                 "times": "*",
                  "multiplied by": "*", "/": "/", "+": "+", "*": "*", "\u00d7": "*",
                  "\u00f7": "/", "(": "(", ")": ")"}
 
@@ -114,50 +115,215 @@ def _library_match(text: str, library: dict[str, Metric]) -> tuple[Metric, int, 
     return best
 
 
-def _operand(phrase: str, target: int, vocab: Vocabulary,
-             library: dict[str, Metric]) -> str:
-    """One operand of a definition as a calculator sub-expression."""
+# ---------------------------------------------------------------- definitions and the asked
+_DEFINE = [
+    re.compile(r"(?P<name>[A-Za-z][^.?:;]{1,80}?)\s+(?:is|are)\s+(?:defined|calculated|computed)"
+               r"\s+as\s*:?\s*(?P<rhs>.+?)(?=\.\s+[A-Z]|\.\s*$|\?|$)", re.S),
+    re.compile(r"\bdefine\s+(?P<name>[^.?:;]{1,80}?)\s+as\s*:?\s*(?P<rhs>.+?)"
+               r"(?=\.\s+[A-Z]|\.\s*$|\?|$)", re.I | re.S),
+]
+_ASKED = re.compile(r"\b(?:what|how\s+much(?P<pre>(?:\s+[\w&'\-]+){0,5}?))\s+"
+                    r"(?:is|was|were|are|did|does|do|has|have|will)\s+(?P<asked>[^?]+)|(?:^|[.:]\s*)(?:please\s+)?(?:calculate|"
+                    r"compute|determine|find)\s+(?P<asked2>[^?.]+)", re.I)
+# adjusted / non-GAAP measures are not on the statements: the structured path leaves them alone
+_ADJUSTED = re.compile(r"(?<!un)adjusted|non-gaap|organic|pro\s+forma", re.I)
+_FILLER = re.compile(r"\b(?:unadjusted|reported|gaap|amount|figure|value|year[- ]end|"
+                     r"the|a|an|its|their|in\s+usd\s+\w+|in\s+units?\s+of\s+\w+)\b", re.I)
+_MARGIN = re.compile(r"^(?P<x>.+?)\s*(?:%\s*)?margin$")
+_AS_PERCENT_OF = re.compile(r"^(?P<x>.+?)\s+as\s+(?:a\s+)?(?:%|percent|percentage)\s+of\s+"
+                            r"(?P<y>.+)$")
+_CHANGE_IN = re.compile(r"^change\s+in\s+(?P<x>.+)$")
+_RATIO_WORDS = re.compile(r"%|percent|margin|ratio|\brate\b|cagr|turnover|\bdays\b|growth|"
+                          r"\bchange\b|\breturn\s+on\b|\bper\b|\byield\b", re.I)
+_DEPTH = 4
+
+
+def definitions(text: str) -> dict[str, str]:
+    """The question's own definitions: normalised name -> right-hand side, first one first."""
+    out: dict[str, str] = {}
+    for pattern in _DEFINE:
+        for m in pattern.finditer(text):
+            name = normalise_phrase(_clean(m["name"]))
+            name = re.sub(r"^(?:we|you|let us|please)\s+", "", name).strip()
+            name = " ".join(w for w in name.split() if w not in {"the", "a", "an"})
+            rhs = re.sub(r"\[[^\]]*\]", " ", m["rhs"])  # "[from cash flow statement]"
+            if name and name not in out:
+                out[name] = rhs
+    return out
+
+
+def asked_phrase(text: str, keep_remarks: bool = False) -> str | None:
+    """What the question asks for: "what is the FY2019 fixed asset turnover ratio for Foo?" ->
+    "FY2019 fixed asset turnover ratio"; None when the question asks no "what is / how much /
+    calculate" (a "which", "why" or "what drove" question)."""
+    # "How much (in USD billions) did ..." reads past the parenthesis; remarks are kept on
+    # request, where they name the metric ("What is the FY2019 DPO (days payable ...)?")
+    m = (keep_remarks and _ASKED.search(text)) or _ASKED.search(re.sub(r"\([^()]*\)", " ", text))
+    if not m:
+        return None
+    phrase = m["asked"] or m["asked2"]
+    if m["pre"]:
+        phrase = m["pre"].strip() + " " + phrase
+    # the company ("for 3M", "for Activision Blizzard") and possessives carry no metric
+    phrase = re.sub(r"\s+(?:for|of|at|by)\s+(?:[A-Z0-9][\w&.\-']*\s*)+(?:\([^)]*\)\s*)?$",
+                    "", phrase.strip())
+    phrase = re.sub(r"^(?:[A-Z][\w&.\-]*\s+)*[A-Z][\w&.\-]*['\u2019]s\s+", "", phrase)
+    if keep_remarks:
+        return phrase
+    # parenthetical remarks ("(in USD millions)", "(unadjusted EBITDA)") are no arithmetic
+    return re.sub(r"\((?![^()]*(?:[/+*]|\s-\s))[^()]*\)", " ", phrase)
+
+
+@dataclass
+class _Context:
+    target: int
+    vocab: Vocabulary
+    library: dict[str, Metric]
+    defs: dict[str, str]
+    depth: int = 0
+
+
+def _clean(text: str) -> str:
+    text = _strip_statement_names(text)
+    text = re.sub(r"\[[^\]]*\]", " ", text)
+    return " ".join(_FILLER.sub(" ", text).split())
+
+
+def _operand(phrase: str, ctx: _Context) -> tuple[str, str]:
+    """One operand as (calculator sub-expression, unit)."""
     text = phrase.strip(" ,.:;")
     if re.fullmatch(r"\d+(?:\.\d+)?", text):
-        return text
-    years = fiscal_years(text)
-    averaged = re.search(r"\baverage\b|\bavg\b|\bmean\b", text, re.I) is not None
-    text_wo_years = _FY.sub(" ", _strip_statement_names(text))
-    lib = _library_match(text_wo_years, library)
-    terms = vocab.find_terms(text_wo_years)
-    if lib and (not terms or lib[2] - lib[1] >= max(b - a for a, b, _ in terms)) and \
-            lib[0].name != "growth":
-        year = max(years) if years else target
-        return f"({expand(lib[0].expr, year)})"
+        return text, "number"
+    years = sorted(set(fiscal_years(text)))
+    year = years[-1] if years else ctx.target
+    norm = normalise_phrase(_clean(_FY.sub(" ", text)))
+    norm = re.sub(r"(?:\s+(?:between|from|to|and|of|in|for))+\s*$", "", " " + norm).strip()
+    averaged = re.search(r"\b(?:average|avg|mean)\b", norm) is not None
+    norm = re.sub(r"\b(?:average|avg|mean)\b|\bbetween\b.*$", " ", norm).strip()
+    norm = " ".join(norm.split())
+    if not norm:
+        raise CalcError(f"no line item recognised in {phrase.strip()!r}")
+    sub = _Context(year, ctx.vocab, ctx.library, ctx.defs, ctx.depth + 1)
+    if ctx.depth < _DEPTH:
+        # 1. the question's own definition of exactly this name ("DPO is defined as ...")
+        if norm in ctx.defs:
+            try:
+                return _expression(ctx.defs[norm], sub)
+            except CalcError:
+                pass  # "Calculate X using A and B" is no formula: read X otherwise
+        # 2. shapes around other operands: "change in X", "X as a % of Y", "X % margin"
+        for shape in (_shape_change, _shape_percent_of, _shape_margin):
+            try:
+                found = shape(norm, years, year, ctx)
+            except CalcError:
+                found = None
+            if found:
+                return found
+        # 3. a definition whose name is part of the phrase, longest name first
+        for name in sorted(ctx.defs, key=len, reverse=True):
+            if len(name) > 3 and re.search(rf"(?<![a-z0-9]){re.escape(name)}(?![a-z0-9])",
+                                           norm):
+                try:
+                    return _expression(ctx.defs[name], sub)
+                except CalcError:
+                    break
+    lib = _library_match(norm, ctx.library)
+    terms = ctx.vocab.find_terms(norm)
+    if lib and terms:
+        # a longer line-item name that overlaps the metric's words wins ("cost of sales" over
+        # the "sales" of a metric); separate line items ("growth in revenue") do not
+        overlap = [t for t in terms if t[0] < lib[2] and lib[1] < t[1]]
+        if overlap and max(t[1] - t[0] for t in overlap) > lib[2] - lib[1]:
+            lib = None
+    if lib:
+        metric = lib[0]
+        x = None
+        if metric.name == "growth":
+            after = [c for a, _, c in terms if a >= lib[2]] or [c for _, _, c in terms]
+            if not after:
+                raise CalcError(f"growth of what? {phrase.strip()!r}")
+            x = after[0]
+        return f"({expand(metric.expr, year, x)})", metric.unit
     if not terms:
         raise CalcError(f"no line item recognised in {phrase.strip()!r}")
     concept = max(terms, key=lambda t: t[1] - t[0])[2]
+    unit = "usd_per_share" if concept == "eps_diluted" else "usd"
     if averaged:
-        ys = sorted(set(years)) if len(set(years)) >= 2 else [target - 1, target]
-        if len(set(years)) == 1:
-            ys = [years[0] - 1, years[0]]
-        return "((" + " + ".join(input_name(concept, y) for y in ys) + f") / {len(ys)})"
-    return input_name(concept, years[0] if years else target)
+        ys = years if len(years) >= 2 else [year - 1, year]
+        return "((" + " + ".join(input_name(concept, y) for y in ys) + f") / {len(ys)})", unit
+    return input_name(concept, year), unit
 
 
-def parse_definition(rhs: str, target: int, vocab: Vocabulary,
-                     library: dict[str, Metric] | None = None) -> str:
-    """A definition's right-hand side ("FY2019 revenue / (average PP&E between FY2018 and
-    FY2019)") as a calculator expression; ``CalcError`` if a part cannot be read."""
-    library = library or load_library()
+def _deeper(ctx: _Context, year: int) -> _Context:
+    return _Context(year, ctx.vocab, ctx.library, ctx.defs, ctx.depth + 1)
+
+
+def _shape_change(norm: str, years: list[int], year: int, ctx: _Context):
+    m = _CHANGE_IN.match(norm)
+    if not m:
+        return None
+    x, unit = _operand(m["x"], _deeper(ctx, year))
+    prev, _ = _operand(m["x"], _deeper(ctx, years[0] if len(years) >= 2 else year - 1))
+    return f"({x} - {prev})", unit
+
+
+def _shape_percent_of(norm: str, years: list[int], year: int, ctx: _Context):
+    m = _AS_PERCENT_OF.match(norm)
+    if not m:
+        return None
+    x, _ = _operand(m["x"], _deeper(ctx, year))
+    y, _ = _operand(m["y"], _deeper(ctx, year))
+    return f"(({x}) / ({y}) * 100)", "percent"
+
+
+def _shape_margin(norm: str, years: list[int], year: int, ctx: _Context):
+    """"X % margin" = X / revenue * 100, when X is a defined name, a metric or a line item
+    other than revenue ("gross margin" and "net margin" stay with the formula library)."""
+    m = _MARGIN.match(norm)
+    if not m:
+        return None
+    if _library_match(norm, ctx.library) and normalise_phrase(_clean(m["x"])) not in ctx.defs:
+        return None
+    x, unit = _operand(m["x"], _deeper(ctx, year))
+    if unit not in ("usd",) or x == input_name("revenue", year):
+        return None
+    return f"(({x}) / {input_name('revenue', year)} * 100)", "percent"
+
+
+def _expression(text: str, ctx: _Context) -> tuple[str, str]:
+    """An arithmetic phrase ("FY2019 revenue / (average PP&E between FY2018 and FY2019)",
+    "EBITDA less capex") as (calculator expression, unit)."""
     out: list[str] = []
-    pieces = _OPERATORS.split(rhs)
-    for piece in pieces:
+    units: list[str] = []
+    for piece in _OPERATORS.split(text):
         if piece is None:
             continue
         key = " ".join(piece.split()).lower()
         if key in _OPERATOR_MAP:
             out.append(_OPERATOR_MAP[key])
         elif piece.strip(" ,.:;"):
-            out.append(_operand(piece, target, vocab, library))
+            expr, unit = _operand(piece, ctx)
+            out.append(expr)
+            units.append(unit)
     expression = " ".join(out)
     parse_expression(expression)  # raises on unbalanced parentheses or dangling operators
-    return expression
+    names = [u for u in units if u != "number"]
+    if len(names) == 1 and len(units) == 1:
+        return expression, names[0]
+    if "365" in expression and "/" in expression:
+        return expression, "days"
+    if "percent" in names:
+        return expression, "percent"
+    if "/" in out:
+        return expression, "ratio"
+    return expression, names[0] if names else "number"
+
+
+def parse_definition(rhs: str, target: int, vocab: Vocabulary,
+                     library: dict[str, Metric] | None = None) -> str:
+    """A definition's right-hand side as a calculator expression; ``CalcError`` if a part
+    cannot be read."""
+    return _expression(rhs, _Context(target, vocab, library or load_library(), {}))[0]
 
 
 def parse_question(text: str, vocab: Vocabulary | None = None,
@@ -186,57 +352,65 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
     if not years:
         base.reason = "no fiscal year in the question"
         return base
-    target = max(years)
+    defs = definitions(text)
+    asked = asked_phrase(text)
+    if asked is None:
+        base.reason = "asks no figure (which / why / what drove ...)"
+        return base
+    if _ADJUSTED.search(text):
+        base.reason = "asks for an adjusted (non-GAAP) measure"
+        return base
+    asked_years = sorted(set(fiscal_years(asked)))
+    target = max(asked_years or years)
     base.target_year = target
-    percent = _PERCENT.search(text) is not None
     multi = _MULTI_YEAR.search(text)
     span = list(range(min(years), max(years) + 1)) if multi and len(set(years)) >= 2 else None
-    definition = _DEFINITION.search(text)
+    asked_core = _MULTI_YEAR.sub(" ", _YEAR_RANGE.sub(" ", asked))
+    asked_core = _FY.sub(" ", asked_core)
+    # the question's own definition of what it asks ("What is the FY2019 DPO? DPO is defined
+    # as ...") wins over the formula library; its name may sit in a parenthesis ("(ROA)")
+    asked_full = asked_phrase(text, keep_remarks=True) or ""
+    main_def = None
+    names = [normalise_phrase(_clean(asked_core))] + [
+        normalise_phrase(_clean(r)) for r in re.findall(r"\(([^()]*)\)", asked_full)]
+    main_def = next((defs[n] for n in names if n in defs), None)
     try:
-        if definition:
-            expression = parse_definition(definition.group("rhs"), target, vocab, library)
-            metric, unit = "definition", _definition_unit(expression, percent)
-            if unit == "percent" and "100" not in expression:
-                expression = f"({expression}) * 100"
-        else:
-            lib = _library_match(_strip_statement_names(text), library)
-            concepts = vocab.find_terms(_strip_statement_names(text))
-            x = None
-            if lib and lib[0].name == "growth":
-                after = [c for a, _, c in concepts if a >= lib[2]] or [c for _, _, c in concepts]
-                x = after[0] if after else None
-                if x is None:
-                    lib = None
-            if lib and concepts and lib[0].name != "growth" and \
-                    max(b - a for a, b, _ in concepts) > lib[2] - lib[1]:
-                lib = None  # a longer line-item name wins ("cost of sales" over "sales")
-            if lib:
-                metric, unit = lib[0].name, lib[0].unit
-                expression = (mean_over_years(lib[0].expr, span, x) if span
-                              else expand(lib[0].expr, target, x))
-                if unit == "ratio" and percent:
-                    expression, unit = f"({expression}) * 100", "percent"
-            elif concepts:
-                concept = max(concepts, key=lambda t: t[1] - t[0])[2]
-                metric = concept
-                unit = "usd_per_share" if concept == "eps_diluted" else "usd"
-                expression = (mean_over_years(concept, span) if span
-                              else input_name(concept, target))
-            else:
-                base.reason = "no metric or line item recognised"
-                return base
+        per_year = []
+        for y in span or [target]:
+            ctx = _Context(y, vocab, library, defs)
+            try:
+                expression, unit = _expression(main_def if main_def else asked_core, ctx)
+            except CalcError:
+                if not defs:
+                    raise
+                # the question names its metric only through its definition
+                expression, unit = _expression(next(iter(defs.values())), ctx)
+            per_year.append(expression)
+        expression = per_year[0] if len(per_year) == 1 else \
+            f"(({' + '.join(per_year)}) / {len(per_year)})"
         names = names_in(expression)
     except CalcError as e:
-        base.reason = f"definition not understood: {e}"
+        base.reason = f"metric not understood: {e}"
+        return base
+    wants_percent = _PERCENT.search(text) is not None or "margin" in asked.lower()
+    if unit == "ratio" and wants_percent:
+        expression, unit = f"({expression}) * 100", "percent"
+    if unit in ("usd", "usd_per_share") and _RATIO_WORDS.search(asked_core):
+        # the question asks for a ratio, rate or change, but only a line item was recognised
+        base.reason = f"asks for a ratio or change the parser could not build: {asked.strip()!r}"
+        return base
+    if unit == "number":
+        base.reason = "no line item recognised"
         return base
     inputs = [split_input_name(n) for n in names]
+    metric = "definition" if defs else _metric_name(asked_core, library, vocab)
     return ParsedQuestion(True, "", metric, expression, inputs, years, target, duration,
                           statements, unit, base.out_scale, base.decimals)
 
 
-def _definition_unit(expression: str, percent: bool) -> str:
-    if percent:
-        return "percent"
-    if "/" in expression:
-        return "ratio"
-    return "usd"
+def _metric_name(asked: str, library: dict[str, Metric], vocab: Vocabulary) -> str:
+    lib = _library_match(asked, library)
+    if lib:
+        return lib[0].name
+    terms = vocab.find_terms(asked)
+    return max(terms, key=lambda t: t[1] - t[0])[2] if terms else "expression"

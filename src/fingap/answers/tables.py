@@ -237,6 +237,24 @@ def _columns(header: Line, years: list[tuple[Word, int]], above: list[Line]) -> 
     return cols
 
 
+_CONNECTOR = re.compile(r"(?:\b(?:of|and|to|for|the|in|from|by|on|or|less|net|including|"
+                        r"attributable|excluding|with)|[,\u2014\u2013-])$", re.I)
+
+
+def _continues(previous: Line, line: Line, label: str) -> bool:
+    """Is ``line``'s label the second half of a label wrapped from the text-only line above?
+    Yes when the value line's label starts in lower case ("equipment (PP&E)"), or when the
+    line above ends on a connecting word ("... SHAREOWNERS OF" / "THE COCA-COLA COMPANY") and
+    sits right above it, at the same or a smaller indent."""
+    if previous.values or not previous.label:
+        return False
+    if not label or label[:1].islower():
+        return True
+    close = line.y - previous.y <= 2.2 * (line.words[0].y1 - line.words[0].y0)
+    return close and bool(_CONNECTOR.search(previous.label)) and \
+        previous.words[0].x0 <= line.words[0].x0 + 2
+
+
 def statement_kind(text: str) -> str:
     head = re.sub(r"\s+", "", text[:800]).lower()
     for kind, pattern in _STATEMENTS:
@@ -295,8 +313,7 @@ def page_tables(doc: str, page: int, raw_words: list[tuple], text: str) -> PageT
             previous = ln
             continue
         label = ln.label
-        if previous is not None and not previous.values and previous.label and (
-                not label or label[:1].islower()):
+        if previous is not None and _continues(previous, ln, label):
             label = (previous.label + " " + label).strip()
         previous = ln
         if columns is None:
