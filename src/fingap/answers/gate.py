@@ -24,9 +24,13 @@ from dataclasses import dataclass, field
 from .labels import normalise_label
 from .numbers import DASHES, parse_value
 
-_YEAR_LINE = re.compile(
-    r"^(?:(?:fiscal|fy|year)\s*)?(?:[a-z]{3,9}\.?\s+\d{1,2},?\s+)?((?:19|20)\d{2})"
-    r"(?:\s*\(\w+\))?$|^\d{1,2}/\d{1,2}/((?:19|20)?\d{2})$", re.I)
+_YEAR = re.compile(r"(?<![\d/])((?:19|20)\d{2})(?![\d/])|\b\d{1,2}/\d{1,2}/((?:19|20)?\d{2})\b")
+# what else a header line may say around its years: "At December 31, 2019", "Fiscal 2022",
+# "Three Months Ended June 30, 2023", "Dec. 28, 2019 Dec. 29, 2018"
+_DATE_WORDS = re.compile(
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?|\b(?:at|as|of|on|year|years|"
+    r"ended|ending|fiscal|fy|quarter|months|weeks|three|six|nine|twelve|period|and)\b|"
+    r"\b\d{1,2}\b|\(\w\)|[,.:'\u2019]", re.I)
 _NUMBER_TOKEN = re.compile(r"\(?-?\$?\s?\d[\d,]*(?:\.\d+)?\)?%?")
 
 
@@ -71,7 +75,18 @@ def value_on_page(value: float, text: str, magnitude: bool = False) -> bool:
 
 
 def _items(text: str) -> list[str]:
-    return [ln.strip() for ln in text.splitlines() if ln.strip() and ln.strip() != "$"]
+    """Text lines with currency signs dropped ("5,777 $" -> "5,777")."""
+    items = (" ".join(ln.replace("$", " ").split()) for ln in text.splitlines())
+    return [it for it in items if it]
+
+
+def _years_of(item: str) -> list[int] | None:
+    """The years of a header line, in order; None when the line says anything else."""
+    years = [int(a) if a else (int(b) if len(b) == 4 else 2000 + int(b))
+             for a, b in _YEAR.findall(item)]
+    if not years or _DATE_WORDS.sub(" ", _YEAR.sub(" ", item)).strip():
+        return None
+    return years
 
 
 def _is_number_item(item: str) -> bool:
@@ -103,13 +118,12 @@ def period_position(text: str, label: str, value: float, year: int,
             continue
         values = []
         for it in items[i + 1:]:
-            pv = parse_value(it)
-            if it in DASHES:
-                values.append(0.0)
-            elif pv is not None and not _YEAR_LINE.match(it):
-                values.append(pv.value)
-            else:
+            if _years_of(it) is not None:
                 break
+            cells = [parse_value(tok) for tok in it.split()]  # "1,603,451 1,499,218"
+            if not cells or any(c is None for c in cells):
+                break
+            values.extend(c.value for c in cells)
         years = _header_years(items[:j])
         if not values or not years:
             continue
@@ -134,15 +148,13 @@ def _header_years(items: list[str]) -> list[int]:
     """The last run of year-only lines before a row (a number line ends the search)."""
     run: list[int] = []
     for it in reversed(items):
-        m = _YEAR_LINE.match(it)
-        if m:
-            y = m.group(1) or m.group(2)
-            run.append(int(y) if len(y) == 4 else 2000 + int(y))
-        elif run and _is_number_item(it):
+        years = _years_of(it)
+        if years:
+            run[:0] = years
+        elif run and _DATE_WORDS.sub(" ", it).strip():
+            # the nearest group of header lines only (not a title's "years ended ..."); lines
+            # of date words between the years ("November 27,") belong to the group
             break
-        elif not run and _is_number_item(it):
-            continue  # values of earlier rows of the same table
-    run.reverse()
     return run
 
 
