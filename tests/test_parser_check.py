@@ -31,6 +31,20 @@ def test_changed_page_count_text_and_alignment_are_regressions():
     assert "CHANGED  D" in text and "REGRESSION" in text
 
 
+def test_changed_facts_are_a_regression():
+    fact = {"doc": "D", "page": 0, "label": "Net sales", "year": 2022, "duration": "12M",
+            "printed": "1,577", "scale": "millions", "statement": "income", "table": 0,
+            "column": 0}
+    pages = [("D", 0, "a")]
+    base = fingerprint(pages, {"D": [1, 1]}, facts=[fact])
+    assert not compare(base, fingerprint(pages, {"D": [1, 1]}, facts=[dict(fact)]))["regression"]
+    moved = compare(base, fingerprint(pages, {"D": [1, 1]}, facts=[fact | {"year": 2021}]))
+    assert moved["regression"] and moved["facts_changed"] == {"D": [0]}
+    assert "FACTS    D" in format_report(moved)
+    lost = compare(base, fingerprint(pages, {"D": [1, 1]}, facts=[]))
+    assert lost["facts_changed"] == {"D": [0]}
+
+
 def test_alignment_by_doc():
     recs = [{"doc": "A", "aligned": True}, {"doc": "A", "aligned": False},
             {"doc": "B", "aligned": True}]

@@ -8,6 +8,7 @@ from pathlib import Path
 import pymupdf
 
 from .alignment import check_alignment
+from .answers.tables import doc_facts
 from .corpus import DOCINFO_FILE, PDF_DIR, QUESTIONS_FILE, load_doc_types, load_questions
 from .extract import extract_pdf
 from .fingerprint import alignment_by_doc, compare, fingerprint
@@ -31,9 +32,11 @@ def extraction_fingerprint(corpus_dir: Path, docs: Sequence[str] | None = None,
         if unknown:
             raise FileNotFoundError(f"no PDF in {corpus_dir / PDF_DIR} for {sorted(unknown)}")
         pdfs = [p for p in pdfs if p.stem in wanted]
-    pages = []
+    pages, facts = [], []
     for p in pdfs:
-        pages.extend(extract_pdf(p)[0])
+        doc_pages = extract_pdf(p)[0]
+        pages.extend(doc_pages)
+        facts.extend(doc_facts(p, p.stem, {r.page: r.text for r in doc_pages})[0])
     questions = load_questions(corpus_dir / QUESTIONS_FILE,
                                load_doc_types(corpus_dir / DOCINFO_FILE))
     texts = {(r.doc, r.page): r.text for r in pages}
@@ -42,7 +45,7 @@ def extraction_fingerprint(corpus_dir: Path, docs: Sequence[str] | None = None,
         counts[r.doc] = counts.get(r.doc, 0) + 1
     records = check_alignment(questions, texts, counts, window=alignment_window)
     return fingerprint(((r.doc, r.page, r.text) for r in pages), alignment_by_doc(records),
-                       parser=f"pymupdf {pymupdf.VersionBind}")
+                       parser=f"pymupdf {pymupdf.VersionBind}", facts=facts)
 
 
 def check_parser(corpus_dir: Path, golden: Path = GOLDEN, docs: Sequence[str] | None = None,

@@ -7,7 +7,7 @@ import pytest
 
 from fingap.answers.fact_store import FactStore, write_store
 from fingap.answers.labels import Vocabulary
-from fingap.steps.tables import doc_facts
+from fingap.answers.tables import doc_facts
 
 from ..conftest import STATEMENT_ROWS, write_statement_pdf
 

@@ -1,6 +1,7 @@
 import pytest
 
-from fingap.answers.fact_store import FactStore, doc_year, fiscal_year_offset
+from fingap.answers.fact_store import FactStore
+from fingap.answers.tables import doc_year, fiscal_year_offset
 
 from .conftest import DOC
 

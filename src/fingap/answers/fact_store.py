@@ -1,14 +1,14 @@
 """The numeric fact store: statement-table facts in SQLite, indexed for lookups by line item.
 
-One row per (doc, page, table, row, column) fact. ``fiscal_year`` is the header year shifted by
-the document's fiscal-year offset (see ``fiscal_year_offset``); ``concept`` is the finance
-vocabulary's concept of the row label (NULL when none matches) and ``concept_rank`` how
-preferred its label pattern is (0 = first). Values are stored as printed, with their scale.
+One row per (doc, page, table, row, column) fact. ``fiscal_year`` is the header year shifted
+by the document's fiscal-year offset (``fingap.answers.tables.fiscal_year_offset``);
+``concept`` is the finance vocabulary's concept of the row label (NULL when none matches)
+and ``concept_rank`` how preferred its label pattern is (0 = first). Values are stored as
+printed, with their scale.
 """
 
 from __future__ import annotations
 
-import re
 import sqlite3
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -25,29 +25,6 @@ CREATE INDEX facts_doc_label_period ON facts (doc, label_norm, fiscal_year);
 CREATE INDEX facts_doc_concept_period ON facts (doc, concept, fiscal_year);
 CREATE INDEX facts_doc_page ON facts (doc, page);
 """
-_DOC_YEAR = re.compile(r"_(\d{4})(?:Q[1-4])?_")
-
-
-def doc_year(doc: str) -> int | None:
-    """The fiscal year in a FinanceBench document name: 3M_2018_10K -> 2018."""
-    m = _DOC_YEAR.search(doc + "_")
-    return int(m.group(1)) if m else None
-
-
-def fiscal_year_offset(doc: str, header_years: Iterable[int]) -> int:
-    """Fiscal year minus header year for a document: 0 for most filings, 1 when the fiscal year
-    is named after the calendar year it ends in but the header prints the period-end year of
-    the year before (a 10-Q of fiscal 2024 whose quarter ended July 2023). Taken from the
-    document name's year and the latest header year of its statements; anything but 0 or 1
-    falls back to 0."""
-    year = doc_year(doc)
-    years = list(header_years)
-    if year is None or not years:
-        return 0
-    offset = year - max(years)
-    return offset if offset in (0, 1) else 0
-
-
 def write_store(path: Path, facts: Iterable[dict], vocab: Vocabulary) -> int:
     """Write ``facts`` (dicts with ``Fact`` fields plus ``fiscal_year``) atomically."""
     n = 0

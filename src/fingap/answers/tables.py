@@ -25,7 +25,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import pymupdf
 
 from .numbers import DASHES, detect_scale, parse_value
 
@@ -348,3 +352,56 @@ def page_tables(doc: str, page: int, raw_words: list[tuple], text: str) -> PageT
                 column=j, n_columns=len(columns), value=pv.value, printed=w.text,
                 percent=pv.percent, scale=None if (pv.percent or per_share) else scale))
     return PageTables(facts, skipped, n_tables, kind)
+
+
+STATEMENT_KINDS = ("income", "balance_sheet", "cash_flow")
+_DOC_YEAR = re.compile(r"_(\d{4})(?:Q[1-4])?_")
+
+
+def doc_year(doc: str) -> int | None:
+    """The fiscal year in a FinanceBench document name: 3M_2018_10K -> 2018."""
+    m = _DOC_YEAR.search(doc + "_")
+    return int(m.group(1)) if m else None
+
+
+def fiscal_year_offset(doc: str, header_years: Iterable[int]) -> int:
+    """Fiscal year minus header year for a document: 0 for most filings, 1 when the fiscal year
+    is named after the calendar year it ends in but the header prints the period-end year of
+    the year before (a 10-Q of fiscal 2024 whose quarter ended July 2023). Taken from the
+    document name's year and the latest header year of its statements; anything but 0 or 1
+    falls back to 0."""
+    year = doc_year(doc)
+    years = list(header_years)
+    if year is None or not years:
+        return 0
+    offset = year - max(years)
+    return offset if offset in (0, 1) else 0
+
+
+def doc_facts(pdf: Path, doc: str, texts: dict[int, str]) -> tuple[list[dict], Counter, dict]:
+    """Facts of one PDF, with fiscal years resolved; a broken PDF gives no facts and a reason."""
+    facts: list[dict] = []
+    skipped: Counter = Counter()
+    info = {"pages_with_tables": 0, "statements": Counter(), "error": None}
+    try:
+        with pymupdf.open(pdf) as d:
+            for i, page in enumerate(d):
+                text = texts.get(i)
+                if text is None:
+                    continue  # page failed in extract; already reported there
+                pt = page_tables(doc, i, page.get_text("words"), text)
+                skipped.update({(i, r): n for r, n in pt.skipped.items()})
+                if pt.facts:
+                    info["pages_with_tables"] += 1
+                    info["statements"][pt.statement] += 1
+                    facts.extend(f.to_dict() for f in pt.facts)
+    except Exception as e:  # a PDF that extract could read but PyMuPDF now cannot
+        info["error"] = f"cannot read words: {e}"
+        return [], skipped, info
+    headers = [f["year"] for f in facts if f["statement"] in STATEMENT_KINDS] or \
+        [f["year"] for f in facts]
+    offset = fiscal_year_offset(doc, headers)
+    for f in facts:
+        f["fiscal_year"] = f["year"] + offset
+    info["fiscal_year_offset"] = offset
+    return facts, skipped, info

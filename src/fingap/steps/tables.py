@@ -13,47 +13,13 @@ import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
-import pymupdf
-
 from .. import corpus as corpus_mod
-from ..answers.fact_store import fiscal_year_offset, write_store
+from ..answers.fact_store import write_store
 from ..answers.labels import Vocabulary
-from ..answers.tables import page_tables
+from ..answers.tables import doc_facts
 from ..io import read_json, read_jsonl, write_json, write_jsonl
 
 log = logging.getLogger("fingap")
-
-STATEMENT_KINDS = ("income", "balance_sheet", "cash_flow")
-
-
-def doc_facts(pdf: Path, doc: str, texts: dict[int, str]) -> tuple[list[dict], Counter, dict]:
-    """Facts of one PDF, with fiscal years resolved; a broken PDF gives no facts and a reason."""
-    facts: list[dict] = []
-    skipped: Counter = Counter()
-    info = {"pages_with_tables": 0, "statements": Counter(), "error": None}
-    try:
-        with pymupdf.open(pdf) as d:
-            for i, page in enumerate(d):
-                text = texts.get(i)
-                if text is None:
-                    continue  # page failed in extract; already reported there
-                pt = page_tables(doc, i, page.get_text("words"), text)
-                skipped.update({(i, r): n for r, n in pt.skipped.items()})
-                if pt.facts:
-                    info["pages_with_tables"] += 1
-                    info["statements"][pt.statement] += 1
-                    facts.extend(f.to_dict() for f in pt.facts)
-    except Exception as e:  # a PDF that extract could read but PyMuPDF now cannot
-        info["error"] = f"cannot read words: {e}"
-        return [], skipped, info
-    headers = [f["year"] for f in facts if f["statement"] in STATEMENT_KINDS] or \
-        [f["year"] for f in facts]
-    offset = fiscal_year_offset(doc, headers)
-    for f in facts:
-        f["fiscal_year"] = f["year"] + offset
-    info["fiscal_year_offset"] = offset
-    return facts, skipped, info
-
 
 def serialise_row(facts: list[dict]) -> str:
     f0 = facts[0]
