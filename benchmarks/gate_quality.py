@@ -10,8 +10,8 @@ What counts as a corruption is decided by construction and by a plain substring 
 printed number in the page text, never by the gate's own number reader. The false-flag rate is
 the share of the uncorrupted correct answers that the gate flags.
 
-Questions: FinanceBench's metrics-generated questions with their PDF, and the held-out set
-(annotations/heldout_questions.jsonl). Writes reports/gate_quality.json.
+Questions: FinanceBench's metrics-generated questions with their PDF, and the project's own
+held-out and development sets (annotations/*_questions.jsonl). Writes reports/gate_quality.json.
 
     python benchmarks/gate_quality.py
 """
@@ -38,9 +38,11 @@ def questions() -> list[dict]:
             rows.append({"id": q["id"], "question": q["question"], "answer": q["answer"],
                          "pages": [(e["doc"], e["page"]) for e in q["evidence"]],
                          "doc": q["doc"], "set": "financebench"})
-    for r in read_jsonl(ROOT / "annotations/heldout_questions.jsonl"):
-        rows.append({"id": r["financebench_id"], "question": r["question"], "answer": r["answer"],
-                     "pages": gold_pages_of(r), "doc": r["doc_name"], "set": "heldout"})
+    for name in ("heldout", "dev"):
+        for r in read_jsonl(ROOT / f"annotations/{name}_questions.jsonl"):
+            rows.append({"id": r["financebench_id"], "question": r["question"],
+                         "answer": r["answer"], "pages": gold_pages_of(r), "doc": r["doc_name"],
+                         "set": name})
     return rows
 
 

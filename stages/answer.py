@@ -13,7 +13,8 @@ def main() -> None:
                    Path("data/corpus/questions.jsonl"), Path("data/pages/pages.jsonl"),
                    Path("data/facts/facts.sqlite"), Path("reports/per_question"),
                    Path("annotations/numeric_inputs.jsonl"),
-                   Path("annotations/heldout_questions.jsonl"), Path("data/answers_checked"),
+                   {"heldout": Path("annotations/heldout_questions.jsonl"),
+                    "dev": Path("annotations/dev_questions.jsonl")}, Path("data/answers_checked"),
                    Path("reports/answers.json"))
 
 

@@ -11,10 +11,11 @@ gate passes. Otherwise the question falls back to the LLM answer (the reason is 
 is gated too. A failed gate flags the answer (``gate="flag"``) or withholds it
 (``gate="abstain"``).
 
-Choosing among candidate facts for one input, best first: on a page of the statement the line
-item normally lives on (or that the question names), with the period type asked (a quarter, a
-full year; balance-sheet items are instants), by the vocabulary's label preference, then by
-retrieval rank of the page.
+Choosing among candidate facts for one input, best first: in a column ending in a month the
+question names (if it names a date), on a page of the statement the line item normally lives on
+(or that the question names), with the period type asked (a quarter, a full year;
+balance-sheet items are instants), by the vocabulary's label preference, by retrieval rank of
+the page, then the leftmost column.
 """
 
 from __future__ import annotations
@@ -66,10 +67,14 @@ def rank_facts(facts: list[dict], pq: ParsedQuestion, concept_statement: str,
     wanted = {concept_statement, *pq.statements}
     usable = [f for f in facts if not f["percent"]
               and _duration_ok(f, pq.duration, concept_statement)]
+    months = set(pq.months)
+    # a column whose period end the question names ("as of July 29, 2023") first; among equal
+    # candidates the leftmost column, where filings print the latest period
     return sorted(usable, key=lambda f: (
+        bool(months) and f["period_end"] not in months,
         f["statement"] not in wanted, f["statement"] != concept_statement,
         f["concept_rank"] if f["concept_rank"] is not None else 99,
-        page_rank.get((f["doc"], f["page"]), 10_000), f["id"]))
+        page_rank.get((f["doc"], f["page"]), 10_000), f["col"], f["id"]))
 
 
 def format_answer(value: float, unit: str, scale: str | None, decimals: int) -> str:
@@ -116,7 +121,7 @@ class Agent:
         for concept, year in pq.inputs:
             name = f"{concept}__fy{year}"
             statement = self.vocab.concepts[concept].statement
-            facts = self.store.query(concept=concept, fiscal_year=year, pages=pages)
+            facts = self.store.query(concept=concept, pages=pages, **self._period(pq, year))
             ranked = rank_facts(facts, pq, statement, page_rank)
             if ranked:
                 chosen[name] = ranked[0] | {"source": "retrieved"}
@@ -129,7 +134,8 @@ class Agent:
                 return None, f"more than {self.max_follow_ups} inputs missing", steps
             found = None
             for doc in docs:
-                ranked = rank_facts(self.store.query(doc=doc, concept=concept, fiscal_year=year),
+                ranked = rank_facts(self.store.query(doc=doc, concept=concept,
+                                                     **self._period(pq, year)),
                                     pq, statement, page_rank)
                 if ranked:
                     found = ranked[0]
@@ -140,6 +146,10 @@ class Agent:
                 return None, f"input {name} not found in the candidate documents", steps
             chosen[name] = found | {"source": "follow_up"}
         return self._compute(qid, pq, chosen, steps, enforce_gate)
+
+    @staticmethod
+    def _period(pq: ParsedQuestion, year: int) -> dict:
+        return {"year": year} if pq.year_basis == "calendar" else {"fiscal_year": year}
 
     def _compute(self, qid: str, pq: ParsedQuestion, chosen: dict[str, dict],
                  steps: list[dict], enforce_gate: bool = True

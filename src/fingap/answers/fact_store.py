@@ -69,8 +69,10 @@ class FactStore:
 
     def query(self, doc: str | None = None, concept: str | None = None,
               label: str | None = None, fiscal_year: int | None = None,
-              pages: Iterable[tuple[str, int]] | None = None) -> list[dict]:
-        """Facts matching every given filter, in (doc, page, table, row) order."""
+              pages: Iterable[tuple[str, int]] | None = None,
+              year: int | None = None) -> list[dict]:
+        """Facts matching every given filter, in (doc, page, table, row) order. ``year`` is
+        the header's calendar year, ``fiscal_year`` the document's fiscal year."""
         where, args = [], []
         if doc is not None:
             where.append("doc = ?")
@@ -84,6 +86,9 @@ class FactStore:
         if fiscal_year is not None:
             where.append("fiscal_year = ?")
             args.append(fiscal_year)
+        if year is not None:
+            where.append("year = ?")
+            args.append(year)
         if pages is not None:
             pages = list(pages)
             if not pages:

@@ -116,7 +116,7 @@ def period_position(text: str, label: str, value: float, year: int,
             joined = f"{prev} {joined}"
         if joined != target:
             continue
-        values = []
+        values, pcts = [], []
         for it in items[i + 1:]:
             if _years_of(it) is not None:
                 break
@@ -124,6 +124,7 @@ def period_position(text: str, label: str, value: float, year: int,
             if not cells or any(c is None for c in cells):
                 break
             values.extend(c.value for c in cells)
+            pcts.extend(c.percent for c in cells)
         years = _header_years(items[:j])
         if not values or not years:
             continue
@@ -131,6 +132,13 @@ def period_position(text: str, label: str, value: float, year: int,
             magnitude and abs(abs(v) - abs(value)) < 1e-9)]
         if not hits:
             continue
+        if len(values) != len(years) and len(pcts) == len(values):
+            # "Amount | % of sales" layouts: percent cells are no period column
+            kept = [v for v, pct in zip(values, pcts, strict=True) if not pct]
+            if len(kept) == len(years):
+                values = kept
+                hits = [k for k, v in enumerate(values) if abs(v - value) < 1e-9 or (
+                    magnitude and abs(abs(v) - abs(value)) < 1e-9)]
         if len(values) != len(years):
             # quarterly layouts repeat the years (three months, six months): align modulo
             if len(values) % len(years) == 0:

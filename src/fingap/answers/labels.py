@@ -23,7 +23,10 @@ from pathlib import Path
 import yaml
 
 _FOOTNOTE = re.compile(r"\([^()]{0,40}\)|\*+|\u2020|\u2021")
-_PUNCT = re.compile(r"[^a-z0-9%/ ]+")
+_PUNCT = re.compile(r"[^a-z0-9% ]+")
+# qualifiers after a line item that do not change what it is: "..., net of $35 and $46",
+# "net of allowances of ...", "less accumulated depreciation of ..."
+_QUALIFIER = re.compile(r"\s+(?:net\s+of|less|excluding|including)\s+.*$|\s+net$")
 
 
 @dataclass(frozen=True)
@@ -64,14 +67,17 @@ class Vocabulary:
     def concept_of(self, label: str) -> tuple[str, int] | None:
         """(concept, pattern rank) of a printed row label, or None. Lower rank = preferred."""
         norm = normalise_label(label)
-        best = None
-        for c in self.concepts.values():
-            for rank, p in enumerate(c.patterns):
-                if p.fullmatch(norm):
-                    if best is None or rank < best[1]:
-                        best = (c.name, rank)
-                    break
-        return best
+        for variant in dict.fromkeys([norm, _QUALIFIER.sub("", norm)]):
+            best = None
+            for c in self.concepts.values():
+                for rank, p in enumerate(c.patterns):
+                    if p.fullmatch(variant):
+                        if best is None or rank < best[1]:
+                            best = (c.name, rank)
+                        break
+            if best is not None:
+                return best
+        return None
 
     def find_terms(self, text: str) -> list[tuple[int, int, str]]:
         """Non-overlapping (start, end, concept) term matches in normalised ``text``."""

@@ -5,7 +5,8 @@ Conventions (shared by the table parser and the verification gate):
 - thousands separators are dropped: "1,577" -> 1577; a "$" or "%" attached to the token is
   dropped from the value and kept as the unit ("12.5%" -> 12.5, percent);
 - a lone dash ("-", "\u2013", "\u2014") in a value column means zero;
-- scale words: "thousands" = 1e3, "millions" = 1e6, "billions" = 1e9; values are stored as
+- scale words: "thousands" = 1e3, "millions" = 1e6, "billions" = 1e9 (singular "($ million)"
+  too); values are stored as
   printed, with their scale beside them, never multiplied out in the store.
 """
 
@@ -23,8 +24,9 @@ _VALUE = re.compile(
 )
 _SCALE_TEXT = re.compile(
     r"(?:in|\(|\$\s*in|dollars\s+in|amounts\s+in|usd\s+in)\s*(?:\$\s*)?"
-    r"(?P<scale>thousands|millions|billions)\b", re.I)
-_SCALE_PAREN = re.compile(r"\((?:\$\s*)?(?:in\s+)?(?P<scale>thousands|millions|billions)\b", re.I)
+    r"(?P<scale>thousands?|millions?|billions?)\b", re.I)
+_SCALE_PAREN = re.compile(
+    r"\((?:(?:us)?\$\s*)?(?:in\s+)?(?P<scale>thousands?|millions?|billions?)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,10 @@ def detect_scale(text: str) -> str | None:
         m = pattern.search(text)
         if m:
             found.append((m.start(), m["scale"].lower()))
-    return min(found)[1] if found else None
+    if not found:
+        return None
+    scale = min(found)[1]
+    return scale if scale.endswith("s") else scale + "s"  # "($ million)" -> millions
 
 
 def decimals_of(text: str) -> int:

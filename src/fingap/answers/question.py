@@ -28,6 +28,8 @@ _FY = re.compile(r"\b(?:fy|fiscal(?:\s+year)?)\s*'?(\d{4}|\d{2})\b|\b((?:19|20)\
 _MULTI_YEAR = re.compile(r"\b(\d|two|three|four|five)[- ]year\s+average", re.I)
 _YEAR_RANGE = re.compile(r"(?:\bfy|\bfiscal(?:\s+year)?)?\s*'?\d{2,4}\s*(?:-|\u2013|to|through)\s*"
                          r"(?:fy|fiscal(?:\s+year)?)?\s*'?\d{2,4}\b", re.I)
+_DATE_IN_TEXT = re.compile(r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+"
+                           r"\d{1,2},?\s+(?:19|20)\d{2}\b", re.I)
 _WORD_NUMBERS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
 _DECIMALS = re.compile(r"\b(\d|zero|one|two|three|four)\s+decimal(?:\s+places?|\s+points?)?",
                        re.I)
@@ -40,9 +42,10 @@ _YES_NO = re.compile(r"^\s*(?:is|are|does|do|did|has|have|was|were|can|could|sho
                      re.I)
 _QUARTER = [
     (re.compile(r"\bq[1-4]\b|\b(first|second|third|fourth)\s+(fiscal\s+)?quarter\b|"
-                r"three\s+months|\bquarter(ly)?\b", re.I), "3M"),
-    (re.compile(r"six\s+months|first\s+half|\bh1\b", re.I), "6M"),
-    (re.compile(r"nine\s+months", re.I), "9M"),
+                r"three\s+months|\bquarter(ly)?\b|\b(?:12|13|16|17|twelve|thirteen|sixteen)\s+weeks",
+                re.I), "3M"),
+    (re.compile(r"six\s+months|first\s+half|\bh1\b|\b(?:24|26|28)\s+weeks", re.I), "6M"),
+    (re.compile(r"nine\s+months|\b(?:36|39|40)\s+weeks", re.I), "9M"),
 ]
 _STATEMENT_WORDS = [
     ("cash_flow", re.compile(r"cash\s+flows?\s+statements?|statements?\s+of\s+cash\s+flows?",
@@ -74,6 +77,10 @@ class ParsedQuestion:
     unit: str = "usd"                      # usd | ratio | percent | days | usd_per_share
     out_scale: str | None = None           # requested scale of a usd answer
     decimals: int | None = None
+    months: list[str] = field(default_factory=list)   # period-end months the question names
+    # "fiscal": years are fiscal years (FY2024); "calendar": the question dates the period
+    # ("as of July 29, 2023"), so years are the calendar years printed in statement headers
+    year_basis: str = "fiscal"
 
     def to_dict(self) -> dict:
         return {k: v for k, v in self.__dict__.items()}
@@ -122,9 +129,19 @@ _DEFINE = [
     re.compile(r"\bdefine\s+(?P<name>[^.?:;]{1,80}?)\s+as\s*:?\s*(?P<rhs>.+?)"
                r"(?=\.\s+[A-Z]|\.\s*$|\?|$)", re.I | re.S),
 ]
-_ASKED = re.compile(r"\b(?:what|how\s+much(?P<pre>(?:\s+[\w&'\-]+){0,5}?))\s+"
-                    r"(?:is|was|were|are|did|does|do|has|have|will)\s+(?P<asked>[^?]+)|(?:^|[.:]\s*)(?:please\s+)?(?:calculate|"
-                    r"compute|determine|find)\s+(?P<asked2>[^?.]+)", re.I)
+_VERB = r"(?:is|was|were|are|did|does|do|has|have|will)"
+_ASKED = re.compile(
+    rf"\b(?:what|how\s+(?:much|large|big))(?P<pre>(?:\s+[\w&'\u2019,\-]+){{0,8}}?)\s+{_VERB}\s+"
+    r"(?P<asked>[^?]+)"
+    r"|\bby\s+what\s+(?:percentage|percent|%)\s+did\s+(?P<grew>[^?]+)"
+    r"|(?:^|[.:]\s*)(?:please\s+)?(?:calculate|compute|determine|find)\s+(?P<asked2>[^?.]+)",
+    re.I)
+# what follows these words explains the figure, it is not part of its name
+_EXPLANATION = re.compile(r",?\s+(?:using|i\.e\.|taking|based\s+on|where|defined\s+as|"
+                          r"calculated\s+as|computed\s+as|compared\s+(?:with|to))\b.*$",
+                          re.I | re.S)
+# "net income/(loss)", "provision/(benefit) for taxes": the alternate names one line item
+_ALTERNATE = re.compile(r"(?<=[A-Za-z])/\s*\([a-z ]{1,20}\)", re.I)
 # adjusted / non-GAAP measures are not on the statements: the structured path leaves them alone
 _ADJUSTED = re.compile(r"(?<!un)adjusted|non-gaap|organic|pro\s+forma", re.I)
 _FILLER = re.compile(r"\b(?:unadjusted|reported|gaap|amount|figure|value|year[- ]end|"
@@ -143,10 +160,10 @@ def definitions(text: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for pattern in _DEFINE:
         for m in pattern.finditer(text):
-            name = normalise_phrase(_clean(m["name"]))
+            name = normalise_phrase(_clean(_ALTERNATE.sub("", m["name"])))
             name = re.sub(r"^(?:we|you|let us|please)\s+", "", name).strip()
             name = " ".join(w for w in name.split() if w not in {"the", "a", "an"})
-            rhs = re.sub(r"\[[^\]]*\]", " ", m["rhs"])  # "[from cash flow statement]"
+            rhs = re.sub(r"\[[^\]]*\]", " ", _ALTERNATE.sub("", m["rhs"]))  # "[from ...]"
             if name and name not in out:
                 out[name] = rhs
     return out
@@ -158,12 +175,19 @@ def asked_phrase(text: str, keep_remarks: bool = False) -> str | None:
     calculate" (a "which", "why" or "what drove" question)."""
     # "How much (in USD billions) did ..." reads past the parenthesis; remarks are kept on
     # request, where they name the metric ("What is the FY2019 DPO (days payable ...)?")
+    text = _ALTERNATE.sub("", text)
     m = (keep_remarks and _ASKED.search(text)) or _ASKED.search(re.sub(r"\([^()]*\)", " ", text))
     if not m:
         return None
-    phrase = m["asked"] or m["asked2"]
-    if m["pre"]:
-        phrase = m["pre"].strip() + " " + phrase
+    if m["grew"]:
+        # "By what percentage did net income grow in ..." asks for the growth of net income
+        phrase = "growth in " + re.sub(r"\b(?:grow|increase|decrease|decline|rise|fall|change)\b",
+                                       " ", m["grew"], count=1)
+    else:
+        phrase = m["asked"] or m["asked2"]
+        if m["pre"] and m["pre"].strip():
+            phrase = m["pre"].strip() + " " + phrase
+    phrase = _EXPLANATION.sub("", phrase)
     # the company ("for 3M", "for Activision Blizzard") and possessives carry no metric
     phrase = re.sub(r"\s+(?:for|of|at|by)\s+(?:[A-Z0-9][\w&.\-']*\s*)+(?:\([^)]*\)\s*)?$",
                     "", phrase.strip())
@@ -290,9 +314,15 @@ def _shape_margin(norm: str, years: list[int], year: int, ctx: _Context):
     return f"(({x}) / {input_name('revenue', year)} * 100)", "percent"
 
 
+# a parenthesis right after a word, with no arithmetic inside, is a remark: "average total
+# assets (the average of the two year-end balances)"
+_REMARK = re.compile(r"(?<=[A-Za-z0-9%])\s*\((?![^()]*(?:[/+*\u00d7\u00f7]|\s-\s))[^()]*\)")
+
+
 def _expression(text: str, ctx: _Context) -> tuple[str, str]:
     """An arithmetic phrase ("FY2019 revenue / (average PP&E between FY2018 and FY2019)",
     "EBITDA less capex") as (calculator expression, unit)."""
+    text = _REMARK.sub(" ", text)
     out: list[str] = []
     units: list[str] = []
     for piece in _OPERATORS.split(text):
@@ -381,10 +411,18 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
             try:
                 expression, unit = _expression(main_def if main_def else asked_core, ctx)
             except CalcError:
-                if not defs:
-                    raise
-                # the question names its metric only through its definition
-                expression, unit = _expression(next(iter(defs.values())), ctx)
+                if defs:
+                    # the question names its metric only through its definition
+                    expression, unit = _expression(next(iter(defs.values())), ctx)
+                else:
+                    # "Boeing's total current liabilities at ...: what was the figure?" names
+                    # the line item before the question word
+                    lead = _FY.sub(" ", _ALTERNATE.sub("", text[:_ASKED.search(
+                        re.sub(r"\([^()]*\)", " ", text)).start()]))
+                    lead = re.sub(r"\([^()]*\)", " ", lead).strip(" :,.")
+                    if not lead:
+                        raise
+                    expression, unit = _expression(lead, ctx)
             per_year.append(expression)
         expression = per_year[0] if len(per_year) == 1 else \
             f"(({' + '.join(per_year)}) / {len(per_year)})"
@@ -395,7 +433,7 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
     wants_percent = _PERCENT.search(text) is not None or "margin" in asked.lower()
     if unit == "ratio" and wants_percent:
         expression, unit = f"({expression}) * 100", "percent"
-    if unit in ("usd", "usd_per_share") and _RATIO_WORDS.search(asked_core):
+    if unit == "usd" and _RATIO_WORDS.search(asked_core):
         # the question asks for a ratio, rate or change, but only a line item was recognised
         base.reason = f"asks for a ratio or change the parser could not build: {asked.strip()!r}"
         return base
@@ -404,8 +442,10 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
         return base
     inputs = [split_input_name(n) for n in names]
     metric = "definition" if defs else _metric_name(asked_core, library, vocab)
+    months = [m.group(1)[:3].capitalize() for m in _DATE_IN_TEXT.finditer(text)]
+    basis = "calendar" if _DATE_IN_TEXT.search(asked) else "fiscal"
     return ParsedQuestion(True, "", metric, expression, inputs, years, target, duration,
-                          statements, unit, base.out_scale, base.decimals)
+                          statements, unit, base.out_scale, base.decimals, months, basis)
 
 
 def _metric_name(asked: str, library: dict[str, Metric], vocab: Vocabulary) -> str:

@@ -31,8 +31,9 @@ from pathlib import Path
 
 import pymupdf
 
-from .numbers import DASHES, detect_scale, parse_value
+from .numbers import DASHES, PrintedValue, detect_scale, parse_value
 
+PCT_NONE = PrintedValue(0.0, False, "")
 MAX_COLUMNS = 8          # wider "tables" are almost always two tables side by side
 LABEL_GAP = 12.0         # points between a label's last word and the first value
 LINE_TOLERANCE = 3.0     # points of vertical-centre difference within one visual line
@@ -222,7 +223,7 @@ def _columns(header: Line, years: list[tuple[Word, int]], above: list[Line]) -> 
             if _MONTH.match(w.text):
                 nearest = min(cols, key=lambda c: abs(c.x - w.xc))
                 if nearest.month is None:
-                    nearest.month = w.text.rstrip(".").capitalize()
+                    nearest.month = w.text.rstrip(".")[:3].capitalize()
     # durations: the lowest line above the header that names them, nearest phrase per column
     for ln in reversed(above[-4:]):
         phrases = []
@@ -326,17 +327,21 @@ def page_tables(doc: str, page: int, raw_words: list[tuple], text: str) -> PageT
         if ln.text_between_values:
             skipped["text between values (tables side by side)"] += 1
             continue
-        if len(ln.values) > len(columns):
+        values = ln.values
+        if len(values) > len(columns):
+            # "Amount | % of sales" layouts: the percent cells are no period column
+            values = [w for w in values if not (parse_value(w.text) or PCT_NONE).percent]
+        if len(values) > len(columns):
             skipped["more values than header columns"] += 1
             continue
         if not label:
             skipped["value row without a label"] += 1
             continue
-        if len(ln.values) == len(columns):
-            mapped = list(zip(ln.values, range(len(columns)), strict=True))
+        if len(values) == len(columns):
+            mapped = list(zip(values, range(len(columns)), strict=True))
         else:
             mapped = [(w, min(range(len(columns)), key=lambda j: abs(columns[j].x - w.x1)))
-                      for w in ln.values]
+                      for w in values]
             if len({j for _, j in mapped}) != len(mapped):
                 skipped["values do not align with header columns"] += 1
                 continue

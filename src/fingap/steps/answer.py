@@ -179,7 +179,9 @@ def gold_pages_of(row: dict) -> list[tuple[str, int]]:
 
 def run_answer(params: dict, generate_params: dict, questions_path: Path, pages_path: Path,
                facts_path: Path, per_question_dir: Path, annotations_path: Path,
-               heldout_path: Path, out_dir: Path, report_path: Path) -> dict:
+               own_sets: dict[str, Path], out_dir: Path, report_path: Path) -> dict:
+    """``own_sets``: the project's own question files by name ("heldout", "dev"), answered
+    under Oracle-Page and reported apart from FinanceBench's questions."""
     ap = validate_answer(params, generate_params)
     questions = {q.id: q for q in (Question.from_dict(d) for d in read_jsonl(questions_path))
                  if q.status == STATUS_EVALUATED}
@@ -224,15 +226,18 @@ def run_answer(params: dict, generate_params: dict, questions_path: Path, pages_
                         paired_bootstrap([float(x["correct"]) for x in sel],
                                          [llm[x["question_id"]] for x in sel])
             log.info("answer %s/%s: %s", method, cond, agg)
-        if heldout_path.exists():
-            report["heldout"] = answer_heldout(agent, heldout_path, texts, out_dir)
+        for name, path in own_sets.items():
+            if path.exists():
+                report[name] = answer_heldout(agent, path, texts, out_dir, name)
     report["seconds_total"] = round(time.perf_counter() - t_all, 2)
     write_json(report_path, report)
     return report
 
 
-def answer_heldout(agent: Agent, path: Path, texts: dict, out_dir: Path) -> dict:
-    """The held-out questions under Oracle-Page (their gold pages), scored like the others."""
+def answer_heldout(agent: Agent, path: Path, texts: dict, out_dir: Path,
+                   name: str = "heldout") -> dict:
+    """A set of the project's own questions under Oracle-Page (their gold pages), scored like
+    the others."""
     rows = load_question_file(path)
     records, scores = [], []
     for r in rows:
@@ -242,7 +247,7 @@ def answer_heldout(agent: Agent, path: Path, texts: dict, out_dir: Path) -> dict
         records.append(rec)
         correct = record_value_matches(rec, r["answer"]) and not rec["abstained"]
         scores.append({"correct": correct, "path": rec["path"]})
-    write_jsonl(out_dir / "heldout__oracle_page.jsonl", records)
+    write_jsonl(out_dir / f"{name}__oracle_page.jsonl", records)
     structured = [s for s in scores if s["path"] == "structured"]
     return {"oracle_page": {
         "StrictAcc": _mean([float(s["correct"]) for s in scores]),
