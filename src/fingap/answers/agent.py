@@ -14,7 +14,8 @@ is gated too. A failed gate flags the answer (``gate="flag"``) or withholds it
 Choosing among candidate facts for one input, best first: in a column ending in a month the
 question names (if it names a date), on a page of the statement the line item normally lives on
 (or that the question names), with the period type asked (a quarter, a full year;
-balance-sheet items are instants), by the vocabulary's label preference, by retrieval rank of
+balance-sheet items are instants; a column whose header states the period type before one that
+does not), by the vocabulary's label preference, by retrieval rank of
 the page, then the leftmost column.
 """
 
@@ -53,6 +54,23 @@ class AnswerRecord:
         return dict(self.__dict__)
 
 
+def company_key(doc: str) -> str:
+    """A document's company as letters and digits: JOHNSON_JOHNSON_2022Q4_EARNINGS ->
+    "johnsonjohnson" (the name part before the first token with a year)."""
+    parts = []
+    for token in doc.split("_"):
+        if any(ch.isdigit() for ch in token) and len(token) >= 4:
+            break
+        parts.append(token)
+    return "".join(ch for ch in "".join(parts).lower() if ch.isalnum())
+
+
+def company_named(doc: str, question: str) -> bool:
+    key = company_key(doc)
+    compact = "".join(ch for ch in question.lower() if ch.isalnum())
+    return len(key) >= 2 and key in compact
+
+
 def _duration_ok(fact: dict, asked: str, statement: str) -> bool:
     if statement == "balance_sheet":
         return True
@@ -73,6 +91,7 @@ def rank_facts(facts: list[dict], pq: ParsedQuestion, concept_statement: str,
     return sorted(usable, key=lambda f: (
         bool(months) and f["period_end"] not in months,
         f["statement"] not in wanted, f["statement"] != concept_statement,
+        concept_statement != "balance_sheet" and f["duration"] != pq.duration,
         f["concept_rank"] if f["concept_rank"] is not None else 99,
         page_rank.get((f["doc"], f["page"]), 10_000), f["col"], f["id"]))
 
@@ -113,38 +132,61 @@ class Agent:
         if not pq.figure:
             return None, pq.reason, steps
         pages = list(dict.fromkeys(pages))
-        page_rank = {p: i for i, p in enumerate(pages)}
         steps.append({"step": "retrieve", "pages": [f"{d} p{p}" for d, p in pages]})
         docs = list(dict.fromkeys([d for d, _ in pages] + ([doc_hint] if doc_hint else [])))
+        named = [d for d in docs if company_named(d, question)]
+        if named and len(named) < len(docs):
+            # the question names its company: other companies' pages cannot hold its figures
+            docs = named
+            pages = [p for p in pages if p[0] in named]
+            steps.append({"step": "route", "docs": named})
+        retrieved = set(pages)
         chosen: dict[str, dict] = {}
-        missing = []
-        for concept, year in pq.inputs:
-            name = f"{concept}__fy{year}"
-            statement = self.vocab.concepts[concept].statement
-            facts = self.store.query(concept=concept, pages=pages, **self._period(pq, year))
-            ranked = rank_facts(facts, pq, statement, page_rank)
-            if ranked:
-                chosen[name] = ranked[0] | {"source": "retrieved"}
-            else:
-                missing.append((name, concept, year, statement))
-        steps.append({"step": "lookup", "found": sorted(chosen),
-                      "missing": [m[0] for m in missing]})
-        for n_follow, (name, concept, year, statement) in enumerate(missing):
-            if n_follow >= self.max_follow_ups:
-                return None, f"more than {self.max_follow_ups} inputs missing", steps
+        for n_step in range(self.max_follow_ups + 1):
+            page_rank = {p: i for i, p in enumerate(pages)}
+            chosen, missing, weak = {}, [], []
+            for concept, year in pq.inputs:
+                name = f"{concept}__fy{year}"
+                statement = self.vocab.concepts[concept].statement
+                facts = self.store.query(concept=concept, pages=pages, **self._period(pq, year))
+                ranked = rank_facts(facts, pq, statement, page_rank)
+                if ranked:
+                    key = (ranked[0]["doc"], ranked[0]["page"])
+                    chosen[name] = ranked[0] | {
+                        "source": "retrieved" if key in retrieved else "follow_up"}
+                    if ranked[0]["statement"] != statement:
+                        weak.append((name, concept, year, statement))
+                else:
+                    missing.append((name, concept, year, statement))
+            steps.append({"step": "lookup", "found": sorted(chosen),
+                          "missing": [m[0] for m in missing],
+                          "off_statement": [w[0] for w in weak]})
+            wanted = missing or weak
+            if not wanted or n_step == self.max_follow_ups:
+                break
+            # follow-up retrieval: the page that best holds the first missing line item, inside
+            # the candidate documents, joins the pages (also for an item found only off its own
+            # statement, e.g. "Depreciation" in a note when the cash-flow statement has D&A)
+            name, concept, year, statement = wanted[0]
             found = None
             for doc in docs:
-                ranked = rank_facts(self.store.query(doc=doc, concept=concept,
-                                                     **self._period(pq, year)),
-                                    pq, statement, page_rank)
-                if ranked:
+                ranked = [f for f in rank_facts(self.store.query(doc=doc, concept=concept,
+                                                                 **self._period(pq, year)),
+                                                pq, statement, page_rank)
+                          if (f["doc"], f["page"]) not in page_rank]
+                if ranked and (missing or ranked[0]["statement"] == statement):
                     found = ranked[0]
                     break
             steps.append({"step": "follow_up", "input": name, "docs": docs,
                           "found": f"{found['doc']} p{found['page']}" if found else None})
             if found is None:
-                return None, f"input {name} not found in the candidate documents", steps
-            chosen[name] = found | {"source": "follow_up"}
+                if missing:
+                    return None, f"input {name} not found in the candidate documents", steps
+                break
+            pages = pages + [(found["doc"], found["page"])]
+        if missing:
+            return None, f"inputs still missing after {self.max_follow_ups} follow-ups: " + \
+                ", ".join(m[0] for m in missing), steps
         return self._compute(qid, pq, chosen, steps, enforce_gate)
 
     @staticmethod
