@@ -154,7 +154,7 @@ def track() -> None:
 def search(
     question: str = typer.Argument(..., help="the question to search for"),
     doc: str = typer.Option(None, "--doc", help="restrict to one document (e.g. 3M_2018_10K)"),
-    method: str = typer.Option("bm25", "--method", help="bm25 or dense"),
+    method: str = typer.Option("bm25", "--method", help="bm25 or dense (a built chunk index)"),
     k: int = typer.Option(5, "-k", help="number of chunks to show"),
     width: int = typer.Option(300, "--width", help="characters of chunk text to print"),
 ) -> None:
@@ -164,10 +164,17 @@ def search(
     from .io import read_jsonl
     from .params import load_params, section
     from .pipeline import load_retriever
+    from .steps.ask import AskError, check_method, check_question
 
+    try:
+        question = check_question(question)
+        check_method(method)
+    except AskError as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(2) from None
     chunks_path, index_dir = Path("data/chunks/chunks.jsonl"), Path(f"data/indexes/{method}")
-    if not index_dir.exists() or not chunks_path.exists():
-        typer.echo(f"error: {index_dir} or {chunks_path} missing; run `dvc repro` first", err=True)
+    if not chunks_path.exists():
+        typer.echo(f"error: {chunks_path} missing; run `dvc repro chunk` first", err=True)
         raise typer.Exit(2)
     params = load_params()
     retriever = load_retriever(method, section(params, method), index_dir,

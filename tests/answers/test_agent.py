@@ -67,3 +67,20 @@ def test_format_answer():
     assert format_answer(1577.0, "usd", "millions", 2) == "$1,577.00 million"
     assert format_answer(1.93, "percent", None, 1) == "1.9%"
     assert format_answer(24.257, "ratio", None, 2) == "24.26"
+
+
+def test_questions_naming_a_company_use_only_its_documents(statement_store):
+    from fingap.answers.agent import company_key, company_named
+
+    store, texts = statement_store
+    # another company's page is retrieved first: the question names ACME, so it is dropped
+    rec = Agent(store, texts).answer("q", "What is ACME's FY2022 current ratio?",
+                                     [("BOLT_2022_10K", 3), (DOC, 2)], llm_answer="")
+    assert rec.path == "structured" and rec.value == 2.0
+    route = [s for s in rec.steps if s["step"] == "route"]
+    assert route and route[0]["docs"] == [DOC]
+
+    assert company_key("JOHNSON_JOHNSON_2022Q4_EARNINGS") == "johnsonjohnson"
+    assert company_key("3M_2018_10K") == "3m"
+    assert company_named("JOHNSON_JOHNSON_2022_10K", "What did Johnson & Johnson report?")
+    assert not company_named("ACME_2022_10K", "What did Bolt report in FY2022?")

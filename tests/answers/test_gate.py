@@ -44,3 +44,13 @@ def test_text_gate_for_llm_answers(statement_store):
     assert gate_text("Net income was $5.363 billion.", q, pages).passed
     assert not gate_text("Net income was $6,100 million.", q, pages).passed
     assert gate_text("I cannot tell from the context.", q, pages).passed  # no number claimed
+
+
+def test_period_check_reads_dated_headers_and_percent_columns():
+    text = ("Consolidated Statements of Income\nFiscal years ended December 25, 2021 and "
+            "December 26, 2020\n(in millions)\nNovember 27,\n2021\nNovember 28,\n2020\n"
+            "Net sales\n$ 3,226,773 100.0% $\n2,729,388 100.0%\nNet income\n"
+            "1,603,451  1,499,218\n")
+    assert period_position(text, "Net sales", 2729388, 2020) is True
+    assert period_position(text, "Net sales", 2729388, 2021) is False
+    assert period_position(text, "Net income", 1499218, 2020) is True

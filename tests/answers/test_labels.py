@@ -34,3 +34,11 @@ def test_question_terms_prefer_the_longest():
     v = Vocabulary.load()
     found = [c for _, _, c in v.find_terms("What was the cost of sales and net sales?")]
     assert found == ["cogs", "revenue"]
+
+
+def test_label_qualifiers_do_not_change_the_line_item():
+    v = Vocabulary.load()
+    assert v.concept_of("Additions to property and equipment, net of $35, $46 and $32")[0] == \
+        "capex"
+    assert v.concept_of("Provision/(benefit) for taxes on income")[0] == "income_tax"
+    assert v.concept_of("Purchase of property, plant and equipment")[0] == "capex"

@@ -28,3 +28,8 @@ def test_decimals_and_printed_forms():
     assert decimals_of("24.26") == 2 and decimals_of("$1,577") == 0 and decimals_of("1.9%") == 1
     assert {"1577", "1,577"} <= printed_forms(1577.0)
     assert "8.74" in printed_forms(8.74)
+
+
+def test_singular_scale_words():
+    assert detect_scale("Twelve Months Ended June 30, 2023\n($ million)") == "millions"
+    assert detect_scale("(US$ thousand)") == "thousands"

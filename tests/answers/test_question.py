@@ -71,3 +71,62 @@ def test_parse_definition_operators_in_words():
     e = parse_definition("cash from operations divided by total current liabilities", 2015,
                          Vocabulary.load())
     assert evaluate(e, {"cfo__fy2015": 10, "total_current_liabilities__fy2015": 4}) == 2.5
+
+
+def test_asking_forms_and_explanations():
+    p = parse_question("How much total assets did Foo have at the end of FY2021? Answer in USD "
+                       "millions.")
+    assert p.inputs == [("total_assets", 2021)] and p.out_scale == "millions"
+    p = parse_question("By what percentage did Foo's net income grow in FY2022 compared with "
+                       "the year before?")
+    assert p.metric == "growth" and set(p.inputs) == {("net_income", 2022), ("net_income", 2021)}
+    p = parse_question("Calculate Foo's current ratio for FY2020, i.e. total current assets "
+                       "divided by total current liabilities.")
+    assert p.metric == "current_ratio"
+    lead = parse_question("Foo's total current liabilities at December 31, 2022: what was the "
+                          "figure in USD billions?")
+    assert lead.inputs == [("total_current_liabilities", 2022)]
+
+
+def test_define_as_with_alternates_and_remarks():
+    p = parse_question("Define ROA as net income/(loss) attributable to common shareholders "
+                       "divided by average total assets (the average of the two year-end "
+                       "balances). What was Foo's ROA for 2019? Answer as a percentage.")
+    assert p.figure and p.unit == "percent", p.reason
+    assert set(p.inputs) == {("net_income", 2019), ("total_assets", 2019),
+                             ("total_assets", 2018)}
+
+
+def test_the_questions_own_definition_beats_the_library():
+    p = parse_question("What is the FY2017 return on assets (ROA) for Foo? ROA is defined as: "
+                       "FY2017 net income / (average total assets between FY2016 and FY2017).")
+    assert p.unit == "ratio" and "100" not in p.expression  # the library's ROA is a percent
+    p = parse_question("What is Foo's FY2017 days payable outstanding (DPO)? DPO is defined as: "
+                       "365 * (average accounts payable between FY2016 and FY2017) / (FY2017 "
+                       "COGS + change in inventory between FY2016 and FY2017).")
+    assert ("inventory", 2016) in p.inputs and ("inventory", 2017) in p.inputs
+
+
+def test_margin_of_a_defined_item_and_year_ranges():
+    p = parse_question("What is the FY2018 - FY2020 3 year average unadjusted EBITDA % margin "
+                       "for Foo? Define unadjusted EBITDA as unadjusted operating income + "
+                       "depreciation and amortization from the cash flow statement.")
+    assert p.unit == "percent" and {y for _, y in p.inputs} == {2018, 2019, 2020}
+    assert {c for c, _ in p.inputs} == {"operating_income", "depreciation_amortization",
+                                        "revenue"}
+
+
+def test_dated_periods_read_calendar_years_and_weeks():
+    p = parse_question("What were Foo's total current assets as of July 29, 2023 (end of Q2 "
+                       "FY2024)? Answer in USD millions.")
+    assert p.year_basis == "calendar" and p.target_year == 2023 and p.months == ["Jul"]
+    assert parse_question("What was Foo's FY2024 revenue?").year_basis == "fiscal"
+    assert parse_question("What was net revenue in the 12 weeks ended March 25, 2023?"
+                          ).duration == "3M"
+    assert parse_question("What was revenue in the first half of fiscal 2023?").duration == "6M"
+
+
+def test_adjusted_measures_and_line_items_asked_as_ratios_fall_back():
+    assert "adjusted" in parse_question("What was Foo's FY2022 adjusted EBITDA?").reason
+    p = parse_question("What is Foo's 2 year revenue CAGR from FY2020 to FY2022?")
+    assert not p.figure and "ratio or change" in p.reason

@@ -19,6 +19,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+from ..answer_report import render_answers_report
 from ..answers.agent import GATE_MODES, Agent, AnswerRecord
 from ..answers.fact_store import FactStore
 from ..answers.gate import value_on_page
@@ -26,7 +27,7 @@ from ..answers.labels import Vocabulary
 from ..answers.numbers import SCALES
 from ..corpus import STATUS_EVALUATED, Question
 from ..evaluation import METRICS_GENERATED
-from ..io import JsonlError, iter_jsonl, read_jsonl, write_json, write_jsonl
+from ..io import JsonlError, iter_jsonl, read_jsonl, write_json, write_jsonl, write_text
 from ..params import ParamError, require_choice, require_int
 from ..stats import paired_bootstrap
 from ..strict_accuracy import single_number_gold, strict_match
@@ -121,9 +122,11 @@ def breakdowns(rows: list[dict]) -> dict:
         groups: dict[str, list[dict]] = defaultdict(list)
         for r in rows:
             groups[r[key]].append(r)
-        out[key] = {g: {"StrictAcc_numeric": _mean([float(r["correct"]) for r in rs
-                                                    if r["single_number"] or
-                                                    r["question_type"] == METRICS_GENERATED]),
+        # StrictAcc over the gradable questions of the group: metrics-generated or a gold
+        # answer with exactly one number
+        out[key] = {g: {"StrictAcc_gradable": _mean([float(r["correct"]) for r in rs
+                                                     if r["single_number"] or
+                                                     r["question_type"] == METRICS_GENERATED]),
                         "Coverage": _mean([float(r["path"] == "structured") for r in rs]),
                         "n": len(rs)}
                     for g, rs in sorted(groups.items())}
@@ -217,6 +220,8 @@ def run_answer(params: dict, generate_params: dict, questions_path: Path, pages_
             report["runs"].setdefault(method, {})[cond] = agg
             report["breakdown"].setdefault(method, {})[cond] = breakdowns(rows)
             llm = llm_only_rows(per_q, questions)
+            agg["LLM_only_StrictAcc"] = _mean([llm[x["question_id"]] for x in rows
+                                               if x["question_type"] == METRICS_GENERATED])
             for subset, keep in (("metrics_generated",
                                   lambda x: x["question_type"] == METRICS_GENERATED),
                                  ("single_number", lambda x: x["single_number"])):
@@ -231,6 +236,7 @@ def run_answer(params: dict, generate_params: dict, questions_path: Path, pages_
                 report[name] = answer_heldout(agent, path, texts, out_dir, name)
     report["seconds_total"] = round(time.perf_counter() - t_all, 2)
     write_json(report_path, report)
+    write_text(report_path.with_suffix(".md"), render_answers_report(report))
     return report
 
 

@@ -1,0 +1,79 @@
+"""`fingap ask` / `fingap facts` / `fingap search`: answers from a tiny fact store, clear errors."""
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from fingap.cli import app
+
+from .conftest import DOC
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def workdir(tmp_path, statement_store, monkeypatch):
+    """A project folder with data/pages and data/facts built from the statement PDF."""
+    store, texts = statement_store
+    (tmp_path / "data/pages").mkdir(parents=True)
+    (tmp_path / "data/facts").mkdir(parents=True)
+    with open(tmp_path / "data/pages/pages.jsonl", "w") as f:
+        for (doc, page), text in texts.items():
+            f.write(json.dumps({"doc": doc, "page": page, "text": text}) + "\n")
+    (tmp_path / "facts.sqlite").rename(tmp_path / "data/facts/facts.sqlite")
+    (tmp_path / "params.yaml").write_text("answer: {gate: flag, max_follow_ups: 3, k: 5}\n")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def _questions(path, rows):
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def test_ask_file_oracle_page_answers_with_citations(workdir):
+    q = _questions(workdir / "q.jsonl", [
+        {"financebench_id": "x1", "question": "What is ACME's FY2022 free cash flow in USD "
+         "millions?", "doc_name": DOC, "evidence": [{"doc_name": DOC, "evidence_page_num": 1}]}])
+    result = runner.invoke(app, ["ask", "--questions", str(q), "--condition", "oracle_page",
+                                 "--out", "a.jsonl"])
+    assert result.exit_code == 0, result.output
+    rec = json.loads((workdir / "a.jsonl").read_text())
+    assert rec["path"] == "structured" and rec["verified"] and rec["value"] == 4862.0
+    assert {(i["doc"], i["page"]) for i in rec["inputs"]} == {(DOC, 1)}
+
+
+def test_ask_rejects_bad_input_with_clear_errors(workdir):
+    r = runner.invoke(app, ["ask", "   "])
+    assert r.exit_code == 2 and "question is empty" in r.output
+    bad = workdir / "bad.jsonl"
+    bad.write_text('{"financebench_id": "a", "question": "x"}\n{not json\n')
+    r = runner.invoke(app, ["ask", "--questions", str(bad), "--condition", "oracle_page"])
+    assert r.exit_code == 2 and "bad.jsonl:2" in r.output
+    empty = _questions(workdir / "e.jsonl", [{"financebench_id": "a", "question": ""}])
+    r = runner.invoke(app, ["ask", "--questions", str(empty)])
+    assert r.exit_code == 2 and "e.jsonl:1" in r.output and "non-empty" in r.output
+    q = _questions(workdir / "q.jsonl", [{"financebench_id": "a", "question": "FY2022 capex?"}])
+    r = runner.invoke(app, ["ask", "--questions", str(q), "--condition", "oracle_page"])
+    assert r.exit_code == 2 and "needs evidence pages" in r.output
+    r = runner.invoke(app, ["ask", "What is capex?", "--method", "nosuch"])
+    assert r.exit_code == 2 and "valid methods: bm25, dense" in r.output
+    r = runner.invoke(app, ["ask", "What is capex?", "--condition", "maybe"])
+    assert r.exit_code == 2 and "unknown condition" in r.output
+
+
+def test_search_rejects_empty_question_and_unknown_method(workdir):
+    r = runner.invoke(app, ["search", "", "--method", "bm25"])
+    assert r.exit_code == 2 and "question is empty" in r.output
+    r = runner.invoke(app, ["search", "capex", "--method", "nosuch"])
+    assert r.exit_code == 2 and "valid methods" in r.output
+    r = runner.invoke(app, ["search", "capex", "--method", "dense"])
+    assert r.exit_code == 2 and "no index" in r.output
+
+
+def test_facts_query(workdir):
+    r = runner.invoke(app, ["facts", "--doc", DOC, "--label", "capital expenditures"])
+    assert r.exit_code == 0 and "(1,577)" in r.output and "[capex]" in r.output
+    r = runner.invoke(app, ["facts"])
+    assert r.exit_code == 2
