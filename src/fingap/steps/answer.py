@@ -199,7 +199,10 @@ def run_answer(params: dict, generate_params: dict, questions_path: Path, pages_
     annotated = load_annotations(annotations_path)
     vocab = Vocabulary.load()
     report: dict = {"params": {k: v for k, v in ap.items() if k != "runs"}, "runs": {},
-                    "breakdown": {}, "vs_llm_only": {}}
+                    "breakdown": {}, "vs_llm_only": {},
+                    # the questions StrictAcc_numeric is computed on (one number in the gold)
+                    "single_number_ids": sorted(q.id for q in questions.values()
+                                                if single_number_gold(q.answer))}
     t_all = time.perf_counter()
     with FactStore(facts_path) as store:
         agent = Agent(store, texts, vocab, ap["gate"], ap["max_follow_ups"])
