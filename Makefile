@@ -34,6 +34,8 @@ bench: setup
 	python benchmarks/bench_page_scorer.py
 	python benchmarks/bench_methods.py
 	python benchmarks/bench_generation.py
+	python benchmarks/bench_answers.py
+	python benchmarks/gate_quality.py
 
 llama-cpp: setup  # optional llama.cpp backend, built portably (the native build crashes here)
 	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PY) -m pip install "llama-cpp-python>=0.3.7,<0.4"

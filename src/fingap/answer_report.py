@@ -6,6 +6,8 @@ Column meanings (conventions in fingap.strict_accuracy and fingap.steps.answer):
 - NumericRecall@5: share of the hand-annotated input values printed on the run's top-5 pages;
 - Coverage: share answered by the structured path; Reliability: its correct share among the
   gradable questions it answered; Verified: share of answers whose every number the gate traced;
+- Citations: share of the numbers answers claim (structured inputs, LLM numbers) that the cited
+  pages really print, counted before the gate withholds or falls back;
 - LLM only: StrictAcc of the LLM's own answer for the same run (its first new number).
 """
 
@@ -34,8 +36,9 @@ def render_answers_report(report: dict) -> str:
              "CIs: paired bootstrap (10,000 resamples) of StrictAcc against the LLM-only answers "
              "of the same run.", "",
              "| run | StrictAcc (MG) | LLM only (MG) | vs LLM only, CI | StrictAcc_numeric | "
-             "NumericRecall@5 | Coverage (all / MG) | Reliability | Verified | Abstained |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "NumericRecall@5 | Coverage (all / MG) | Reliability | Verified | Citations | "
+             "Abstained |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for method, conds in report["runs"].items():
         for cond, m in conds.items():
             label = RUN_LABELS.get((method, cond), f"{method} ({cond})")
@@ -45,7 +48,8 @@ def render_answers_report(report: dict) -> str:
                 f"{_ci(ci.get('metrics_generated'))} | {_f(m['StrictAcc_numeric'])} | "
                 f"{_f(m['NumericRecall@5'])} | {_f(m['Coverage'])} / "
                 f"{_f(m['Coverage_metrics_generated'])} | {_f(m['Reliability'])} | "
-                f"{_f(m['Verified'])} | {_f(m['Abstained'])} |")
+                f"{_f(m['Verified'])} | {_f(m.get('CitationAccuracy'))} | "
+                f"{_f(m['Abstained'])} |")
     own = [(name, report[name]["oracle_page"]) for name in ("heldout", "dev") if name in report]
     if own:
         lines += ["", "## The project's own questions (Oracle-Page)", "",

@@ -74,21 +74,14 @@ class FactStore:
         """Facts matching every given filter, in (doc, page, table, row) order. ``year`` is
         the header's calendar year, ``fiscal_year`` the document's fiscal year."""
         where, args = [], []
-        if doc is not None:
-            where.append("doc = ?")
-            args.append(doc)
-        if concept is not None:
-            where.append("concept = ?")
-            args.append(concept)
+        for column, value in (("doc", doc), ("concept", concept), ("fiscal_year", fiscal_year),
+                              ("year", year)):
+            if value is not None:
+                where.append(f"{column} = ?")
+                args.append(value)
         if label is not None:
             where.append("label_norm LIKE ?")
             args.append(f"%{normalise_label(label)}%")
-        if fiscal_year is not None:
-            where.append("fiscal_year = ?")
-            args.append(fiscal_year)
-        if year is not None:
-            where.append("year = ?")
-            args.append(year)
         if pages is not None:
             pages = list(pages)
             if not pages:

@@ -51,9 +51,12 @@ class GateResult:
     passed: bool
     checks: list[InputCheck] = field(default_factory=list)
     reasons: list[str] = field(default_factory=list)
+    n_claimed: int = 0        # numbers the answer cites (structured inputs, or LLM numbers)
+    n_traced: int = 0         # ... of which the cited pages really print
 
     def to_dict(self) -> dict:
-        return {"passed": self.passed, "reasons": self.reasons,
+        return {"passed": self.passed, "reasons": self.reasons, "n_claimed": self.n_claimed,
+                "n_traced": self.n_traced,
                 "inputs": [c.__dict__ | {"ok": c.ok} for c in self.checks]}
 
 
@@ -192,7 +195,8 @@ def gate_structured(inputs: list[dict], page_texts: dict[tuple[str, int], str],
     reasons = [f"{c.name}: {c.reason}" for c in checks if not c.ok]
     if abs(answer_value - recomputed) > 1e-6 * max(1.0, abs(recomputed)):
         reasons.append("answer differs from the calculator's result")
-    return GateResult(not reasons, checks, reasons)
+    return GateResult(not reasons, checks, reasons, len(checks),
+                      sum(c.printed for c in checks))
 
 
 _SCALE_WORDS = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
@@ -205,7 +209,7 @@ def gate_text(answer: str, question: str, context_texts: list[str]) -> GateResul
     asked = set(extract_numbers(question))
     numbers = [n for n in extract_numbers(answer) if n not in asked]
     if not numbers:
-        return GateResult(True, [], [])
+        return GateResult(True, [], [], 0, 0)
     pages = [set(_page_numbers(t)) for t in context_texts]
     page_values = set().union(*pages) if pages else set()
     reasons = []
@@ -217,4 +221,4 @@ def gate_text(answer: str, question: str, context_texts: list[str]) -> GateResul
         if not any(any(abs(c - v) < 1e-6 * max(1.0, abs(v)) for v in page_values)
                    for c in candidates):
             reasons.append(f"{n:g} is not on any cited page")
-    return GateResult(not reasons, [], reasons)
+    return GateResult(not reasons, [], reasons, len(numbers), len(numbers) - len(reasons))
