@@ -13,8 +13,8 @@ def main() -> None:
                    Path("data/corpus/questions.jsonl"), Path("data/pages/pages.jsonl"),
                    Path("data/facts/facts.sqlite"), Path("reports/per_question"),
                    Path("annotations/numeric_inputs.jsonl"),
-                   {"heldout": Path("annotations/heldout_questions.jsonl"),
-                    "dev": Path("annotations/dev_questions.jsonl")}, Path("data/answers_checked"),
+                   {name: Path(f"annotations/{name}_questions.jsonl")
+                    for name in ("heldout", "dev", "dev2")}, Path("data/answers_checked"),
                    Path("reports/answers.json"))
 
 

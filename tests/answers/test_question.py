@@ -82,7 +82,14 @@ def test_asking_forms_and_explanations():
     assert p.metric == "growth" and set(p.inputs) == {("net_income", 2022), ("net_income", 2021)}
     p = parse_question("Calculate Foo's current ratio for FY2020, i.e. total current assets "
                        "divided by total current liabilities.")
+    assert p.inputs == [("total_current_assets", 2020), ("total_current_liabilities", 2020)]
+    p = parse_question("Nike's bottom line for fiscal 2019 (year ended May 31, 2019) - net "
+                       "income in $bn, two decimals?")
+    assert p.figure and p.inputs == [("net_income", 2019)] and p.decimals == 2
+    p = parse_question("Amazon current ratio at year-end 2019 (current assets / current "
+                       "liabilities, Dec 31, 2019)?")
     assert p.metric == "current_ratio"
+    assert not parse_question("Which segment had the highest FY2022 revenue?").figure
     lead = parse_question("Foo's total current liabilities at December 31, 2022: what was the "
                           "figure in USD billions?")
     assert lead.inputs == [("total_current_liabilities", 2022)]

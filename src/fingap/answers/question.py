@@ -34,9 +34,11 @@ _WORD_NUMBERS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5
 _DECIMALS = re.compile(r"\b(\d|zero|one|two|three|four)\s+decimal(?:\s+places?|\s+points?)?",
                        re.I)
 _WHOLE = re.compile(r"nearest\s+(whole|integer|whole\s+number)|no\s+decimal", re.I)
-_SCALE = re.compile(r"\b(?:in|into)\s+(?:units\s+of\s+)?(?:usd|us\$|\$|dollars)?\s*"
-                    r"(thousands|millions|billions)\b|\b(?:usd|us\$|\$)\s*(thousands|millions|"
-                    r"billions)\b", re.I)
+_SCALE = re.compile(r"(?:\b(?:in|into)\s+(?:units\s+of\s+)?(?:usd|us\$|\$|dollars)?\s*|"
+                    r"\b(?:usd|us)\s*|\$\s*)(thousands?|millions?|billions?|bn|mn|m|b|k)\b",
+                    re.I)
+_SCALE_WORDS = {"k": "thousands", "m": "millions", "mn": "millions", "b": "billions",
+                "bn": "billions"}
 _PERCENT = re.compile(r"percent|percentage|\bin\s+%|\bas\s+a\s+%|%\s*of\b|units\s+of\s+%", re.I)
 _YES_NO = re.compile(r"^\s*(?:is|are|does|do|did|has|have|was|were|can|could|should|will)\b",
                      re.I)
@@ -56,8 +58,9 @@ _STATEMENT_WORDS = [
                           r"earnings)|\bp&l\b|profit\s+and\s+loss", re.I)),
 ]
 _OPERATORS = re.compile(r"(\s+-\s+|\s+minus\s+|\s+less\s+|\s+plus\s+|\s+divided\s+by\s+|"
-                        r"\s+times\s+|\s+multiplied\s+by\s+|[/+*\u00d7\u00f7()])", re.I)
-_OPERATOR_MAP = {"-": "-", "minus": "-", "less": "-", "plus": "+", "divided by": "/",
+                        r"\s+over\s+|\s+times\s+|\s+multiplied\s+by\s+|[/+*\u00d7\u00f7()])",
+                        re.I)
+_OPERATOR_MAP = {"-": "-", "minus": "-", "less": "-", "plus": "+", "divided by": "/", "over": "/",
                  "times": "*",
                  "multiplied by": "*", "/": "/", "+": "+", "*": "*", "\u00d7": "*",
                  "\u00f7": "/", "(": "(", ")": ")"}
@@ -128,12 +131,23 @@ _DEFINE = [
                r"\s+as\s*:?\s*(?P<rhs>.+?)(?=\.\s+[A-Z]|\.\s*$|\?|$)", re.S),
     re.compile(r"\bdefine\s+(?P<name>[^.?:;]{1,80}?)\s+as\s*:?\s*(?P<rhs>.+?)"
                r"(?=\.\s+[A-Z]|\.\s*$|\?|$)", re.I | re.S),
+    # "X, i.e. A divided by B" / "X: A divided by B": a right-hand side with arithmetic words
+    re.compile(r"(?P<name>[A-Za-z][^.?:;]{2,80}?)\s*(?::|,?\s+i\.e\.,?)\s*(?P<rhs>[^.?;:]*?"
+               r"(?:divided\s+by|\s/\s|\bover\b|\bminus\b|\bplus\b|\s\+\s|\bless\b|\btimes\b)"
+               r"[^.?;:]*)", re.I | re.S),
 ]
+# questions that ask for something other than a figure
+_NOT_FIGURE = re.compile(r"^\s*(?:which|why|who|where|when|explain|describe|discuss|list|"
+                         r"how\s+(?:did|does|do|has|have|is|are|was|were|would|could|can)\b)|"
+                         r"\bwhat\s+(?:drove|drives|caused|causes|explains|are\s+the\s+"
+                         r"(?:main|key|primary)|factors|risks)\b", re.I)
 _VERB = r"(?:is|was|were|are|did|does|do|has|have|will)"
 _ASKED = re.compile(
     rf"\b(?:what|how\s+(?:much|large|big))(?P<pre>(?:\s+[\w&'\u2019,\-]+){{0,8}}?)\s+{_VERB}\s+"
     r"(?P<asked>[^?]+)"
     r"|\bby\s+what\s+(?:percentage|percent|%)\s+did\s+(?P<grew>[^?]+)"
+    r"|\bwhat\s+(?:%|percent(?:age)?)\s+of\s+(?P<pct_of>[^?]+?)\s+(?:did|does|do|was|were|is)\s+"
+    r"(?P<pct_rest>[^?]+)"
     r"|(?:^|[.:]\s*)(?:please\s+)?(?:calculate|compute|determine|find)\s+(?P<asked2>[^?.]+)",
     re.I)
 # what follows these words explains the figure, it is not part of its name
@@ -160,7 +174,7 @@ def definitions(text: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for pattern in _DEFINE:
         for m in pattern.finditer(text):
-            name = normalise_phrase(_clean(_ALTERNATE.sub("", m["name"])))
+            name = normalise_phrase(_clean(_FY.sub(" ", _ALTERNATE.sub("", m["name"]))))
             name = re.sub(r"^(?:we|you|let us|please)\s+", "", name).strip()
             name = " ".join(w for w in name.split() if w not in {"the", "a", "an"})
             rhs = re.sub(r"\[[^\]]*\]", " ", _ALTERNATE.sub("", m["rhs"]))  # "[from ...]"
@@ -179,7 +193,11 @@ def asked_phrase(text: str, keep_remarks: bool = False) -> str | None:
     m = (keep_remarks and _ASKED.search(text)) or _ASKED.search(re.sub(r"\([^()]*\)", " ", text))
     if not m:
         return None
-    if m["grew"]:
+    if m["pct_of"]:
+        # "what % of net revenues did X keep as gross profit" -> "gross profit as a % of ..."
+        part = re.search(r"\b(?:as|on|for|in)\s+(?P<x>.+)$", m["pct_rest"])
+        phrase = f"{part['x'] if part else m['pct_rest']} as a % of {m['pct_of']}"
+    elif m["grew"]:
         # "By what percentage did net income grow in ..." asks for the growth of net income
         phrase = "growth in " + re.sub(r"\b(?:grow|increase|decrease|decline|rise|fall|change)\b",
                                        " ", m["grew"], count=1)
@@ -316,7 +334,8 @@ def _shape_margin(norm: str, years: list[int], year: int, ctx: _Context):
 
 # a parenthesis right after a word, with no arithmetic inside, is a remark: "average total
 # assets (the average of the two year-end balances)"
-_REMARK = re.compile(r"(?<=[A-Za-z0-9%])\s*\((?![^()]*(?:[/+*\u00d7\u00f7]|\s-\s))[^()]*\)")
+_REMARK = re.compile(r"(?<=[A-Za-z0-9%])\s*\((?![^()]*(?:[/+*\u00d7\u00f7]|\s-\s|\bplus\b|"
+                     r"\bminus\b|\bless\b|divided\s+by))[^()]*\)")
 
 
 def _expression(text: str, ctx: _Context) -> tuple[str, str]:
@@ -375,7 +394,9 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
     base = ParsedQuestion(False, statements=statements, duration=duration, years=years,
                           decimals=_decimals(text))
     m = _SCALE.search(text)
-    base.out_scale = (m.group(1) or m.group(2)).lower() if m else None
+    if m:
+        word = m.group(1).lower()
+        base.out_scale = _SCALE_WORDS.get(word, word if word.endswith("s") else word + "s")
     if _YES_NO.match(text):
         base.reason = "yes/no question"
         return base
@@ -384,9 +405,16 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
         return base
     defs = definitions(text)
     asked = asked_phrase(text)
-    if asked is None:
+    if asked is None and _NOT_FIGURE.search(text):
         base.reason = "asks no figure (which / why / what drove ...)"
         return base
+    if asked is None:
+        # an analyst's shorthand ("Nike FY2019 net income, $bn?"): the first clause that names
+        # a metric or a line item is what is asked
+        asked = _first_figure_clause(text, vocab, library)
+        if asked is None:
+            base.reason = "no metric or line item recognised"
+            return base
     if _ADJUSTED.search(text):
         base.reason = "asks for an adjusted (non-GAAP) measure"
         return base
@@ -404,6 +432,14 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
     names = [normalise_phrase(_clean(asked_core))] + [
         normalise_phrase(_clean(r)) for r in re.findall(r"\(([^()]*)\)", asked_full)]
     main_def = next((defs[n] for n in names if n in defs), None)
+    if main_def is None:
+        # a definition whose name ends with what is asked ("what's the operating cash flow
+        # ratio, i.e. A divided by B")
+        main_def = next((rhs for n, rhs in defs.items() for a in names[:1]
+                         if a and (n.endswith(" " + a) or n == a)), None)
+    stripped = re.sub(r"\([^()]*\)", " ", _ALTERNATE.sub("", text))
+    m_asked = _ASKED.search(stripped)
+    lead = _FY.sub(" ", stripped[:m_asked.start()]).strip(" :,.") if m_asked else ""
     try:
         per_year = []
         for y in span or [target]:
@@ -417,9 +453,6 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
                 else:
                     # "Boeing's total current liabilities at ...: what was the figure?" names
                     # the line item before the question word
-                    lead = _FY.sub(" ", _ALTERNATE.sub("", text[:_ASKED.search(
-                        re.sub(r"\([^()]*\)", " ", text)).start()]))
-                    lead = re.sub(r"\([^()]*\)", " ", lead).strip(" :,.")
                     if not lead:
                         raise
                     expression, unit = _expression(lead, ctx)
@@ -446,6 +479,18 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
     basis = "calendar" if _DATE_IN_TEXT.search(asked) else "fiscal"
     return ParsedQuestion(True, "", metric, expression, inputs, years, target, duration,
                           statements, unit, base.out_scale, base.decimals, months, basis)
+
+
+_CLAUSE = re.compile(r"[:;?]|\s[-\u2013\u2014]\s")
+
+
+def _first_figure_clause(text: str, vocab: Vocabulary, library: dict[str, Metric]) -> str | None:
+    for clause in _CLAUSE.split(_ALTERNATE.sub("", text)):
+        clause = _EXPLANATION.sub("", re.sub(r"\([^()]*\)", " ", clause)).strip(" ,.")
+        core = _FY.sub(" ", clause)
+        if _library_match(core, library) or vocab.find_terms(core):
+            return clause
+    return None
 
 
 def _metric_name(asked: str, library: dict[str, Metric], vocab: Vocabulary) -> str:
