@@ -137,3 +137,16 @@ def test_adjusted_measures_and_line_items_asked_as_ratios_fall_back():
     assert "adjusted" in parse_question("What was Foo's FY2022 adjusted EBITDA?").reason
     p = parse_question("What is Foo's 2 year revenue CAGR from FY2020 to FY2022?")
     assert not p.figure and "ratio or change" in p.reason
+
+
+def test_change_between_two_years_and_hypotheticals():
+    p = parse_question("How much has the effective tax rate of Foo changed between FY2021 and "
+                       "FY2022?")
+    assert p.figure and set(p.inputs) == {("income_tax", 2022), ("pretax_income", 2022),
+                                          ("income_tax", 2021), ("pretax_income", 2021)}
+    vals = {"income_tax__fy2022": 23, "pretax_income__fy2022": 100,
+            "income_tax__fy2021": 20, "pretax_income__fy2021": 100}
+    assert evaluate(p.expression, vals) == pytest.approx(3.0)
+    for q in ("In 2022 Q2, which of Foo's segments had the highest net income?",
+              "If Foo liquidated all of its FY2021 assets, how much could each shareholder get?"):
+        assert not parse_question(q).figure

@@ -137,7 +137,9 @@ _DEFINE = [
                r"[^.?;:]*)", re.I | re.S),
 ]
 # questions that ask for something other than a figure
-_NOT_FIGURE = re.compile(r"^\s*(?:which|why|who|where|when|explain|describe|discuss|list|"
+_CHANGED = re.compile(r"\bchang(?:e|ed|es)\b|\bincreas(?:e|ed)\b|\bdecreas(?:e|ed)\b", re.I)
+_NOT_FIGURE = re.compile(r"\bwhich\b|^\s*if\b|\bhow\s+much\s+(?:could|would|can|should|might)\b|"
+                         r"^\s*(?:why|who|where|when|explain|describe|discuss|list|"
                          r"how\s+(?:did|does|do|has|have|is|are|was|were|would|could|can)\b)|"
                          r"\bwhat\s+(?:drove|drives|caused|causes|explains|are\s+the\s+"
                          r"(?:main|key|primary)|factors|risks)\b", re.I)
@@ -442,7 +444,12 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
     lead = _FY.sub(" ", stripped[:m_asked.start()]).strip(" :,.") if m_asked else ""
     try:
         per_year = []
-        for y in span or [target]:
+        # "how much has X changed between FY2021 and FY2022": the difference of X in both years
+        change_years = sorted(set(asked_years or years))
+        asked_metric = _library_match(asked_core, library)
+        changed = (_CHANGED.search(asked_core) is not None and len(change_years) >= 2
+                   and not (asked_metric and asked_metric[0].name == "growth"))
+        for y in ([change_years[0], change_years[-1]] if changed else span or [target]):
             ctx = _Context(y, vocab, library, defs)
             try:
                 expression, unit = _expression(main_def if main_def else asked_core, ctx)
@@ -457,8 +464,11 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
                         raise
                     expression, unit = _expression(lead, ctx)
             per_year.append(expression)
-        expression = per_year[0] if len(per_year) == 1 else \
-            f"(({' + '.join(per_year)}) / {len(per_year)})"
+        if changed:
+            expression = f"(({per_year[1]}) - ({per_year[0]}))"
+        else:
+            expression = per_year[0] if len(per_year) == 1 else \
+                f"(({' + '.join(per_year)}) / {len(per_year)})"
         names = names_in(expression)
     except CalcError as e:
         base.reason = f"metric not understood: {e}"
