@@ -58,12 +58,12 @@ _STATEMENT_WORDS = [
                           r"earnings)|\bp&l\b|profit\s+and\s+loss", re.I)),
 ]
 _OPERATORS = re.compile(r"(\s+-\s+|\s+minus\s+|\s+less\s+|\s+plus\s+|\s+divided\s+by\s+|"
-                        r"\s+over\s+|\s+times\s+|\s+multiplied\s+by\s+|[/+*\u00d7\u00f7()])",
+                        r"\s+over\s+|\s+times\s+|\s+multiplied\s+by\s+|(?<=\d)\s+x\s+|"
+                        r"[/+*\u00d7\u00f7()])",
                         re.I)
-_OPERATOR_MAP = {"-": "-", "minus": "-", "less": "-", "plus": "+", "divided by": "/", "over": "/",
-                 "times": "*",
-                 "multiplied by": "*", "/": "/", "+": "+", "*": "*", "\u00d7": "*",
-                 "\u00f7": "/", "(": "(", ")": ")"}
+_OPERATOR_MAP = {"-": "-", "minus": "-", "less": "-", "plus": "+", "divided by": "/",
+                 "over": "/", "x": "*", "times": "*", "multiplied by": "*", "/": "/", "+": "+",
+                 "*": "*", "\u00d7": "*", "\u00f7": "/", "(": "(", ")": ")"}
 
 
 @dataclass
@@ -180,6 +180,7 @@ def definitions(text: str) -> dict[str, str]:
             name = re.sub(r"^(?:we|you|let us|please)\s+", "", name).strip()
             name = " ".join(w for w in name.split() if w not in {"the", "a", "an"})
             rhs = re.sub(r"\[[^\]]*\]", " ", _ALTERNATE.sub("", m["rhs"]))  # "[from ...]"
+            rhs = re.sub(r",?\s+where\b.*$", "", rhs, flags=re.S)  # an explanation follows
             if name and name not in out:
                 out[name] = rhs
     return out

@@ -224,8 +224,10 @@ def _columns(header: Line, years: list[tuple[Word, int]], above: list[Line]) -> 
                 nearest = min(cols, key=lambda c: abs(c.x - w.xc))
                 if nearest.month is None:
                     nearest.month = w.text.rstrip(".")[:3].capitalize()
-    # durations: the lowest line above the header that names them, nearest phrase per column
-    for ln in reversed(above[-4:]):
+    # durations: the lowest line that names them, nearest phrase per column
+    # the header line itself first ("Three Months Ended June 30, 2023  Three Months ..."), then
+    # the lines above it
+    for ln in [header, *reversed(above[-4:])]:
         phrases = []
         text = ln.text
         for pattern, dur in _DURATION:
