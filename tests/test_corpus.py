@@ -80,6 +80,21 @@ def test_locate_corpus_order(tiny_corpus, tmp_path, monkeypatch):
         locate_corpus(None, root=tmp_path / "a" / "b")
 
 
+def test_default_corpus_is_found_from_a_dvc_experiment_copy(tiny_corpus, tmp_path,
+                                                              monkeypatch):
+    """A queued experiment runs in <repo>/.dvc/tmp/exps/<name>: ../shared/financebench must
+    still resolve to the folder beside the repository."""
+    monkeypatch.delenv("FINANCEBENCH_DIR", raising=False)
+    (tmp_path / "shared").mkdir()
+    tiny_corpus.rename(tmp_path / "shared" / "financebench")
+    repo = tmp_path / "repo"
+    exp = repo / ".dvc" / "tmp" / "exps" / "run1"
+    exp.mkdir(parents=True)
+    expected = (tmp_path / "shared" / "financebench").resolve()
+    assert locate_corpus(None, root=repo) == expected
+    assert locate_corpus(None, root=exp) == expected
+
+
 def test_verify_inputs_detects_changed_file(tiny_corpus):
     manifest, _ = build_manifest(tiny_corpus)
     verify_inputs(tiny_corpus, manifest, ["pdfs/BOLT_2021_8K.pdf"])

@@ -106,6 +106,17 @@ def test_tables_and_answer_stages(project):
     assert answers["runs"]["page_scorer"]["oracle_page"]["StrictAcc"] == 1.0  # q1 is the MG one
 
 
+def test_fingap_ask_on_the_built_indexes(project):
+    proj, env, _ = project
+    out = _run(["fingap", "ask", "What was ACME's FY2022 capital expenditure, in USD millions?",
+                "--method", "bm25"], proj, env)
+    assert "answer: $1,577.00 million" in out and "verified: yes" in out
+    assert "ACME_2022_10K page 4" in out  # the statement page, cited
+    bad = subprocess.run(["fingap", "ask", "capex?", "--method", "nosuch"], cwd=proj, env=env,
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "valid methods" in bad.stderr + bad.stdout
+
+
 def params_methods(proj: Path) -> list[str]:
     return yaml.safe_load((proj / "params.yaml").read_text())["evaluate"]["methods"]
 

@@ -34,7 +34,11 @@ class CorpusError(RuntimeError):
 
 
 def locate_corpus(configured: str | None = None, root: str | Path = ".") -> Path:
-    """Find FinanceBench: the param, then ``$FINANCEBENCH_DIR``, then ``../shared/financebench``."""
+    """Find FinanceBench: the param, then ``$FINANCEBENCH_DIR``, then ``../shared/financebench``.
+
+    The default is also looked for beside every folder above ``root``: a queued or ``--temp``
+    DVC experiment runs in a copy under ``.dvc/tmp/exps/``, where ``../shared/financebench``
+    no longer points beside the repository."""
     tried = []
     candidates = []
     if configured:
@@ -43,13 +47,16 @@ def locate_corpus(configured: str | None = None, root: str | Path = ".") -> Path
         candidates.append((f"env {ENV_VAR}", os.environ[ENV_VAR]))
     else:
         candidates.append(("default", DEFAULT_DIR))
+        candidates += [("default, above", str(parent / "shared" / "financebench"))
+                       for parent in Path(root).resolve().parents[1:]]
     for source, raw in candidates:
         path = Path(raw)
         if not path.is_absolute():
             path = (Path(root) / path).resolve()
         if (path / QUESTIONS_FILE).is_file():
             return path
-        tried.append(f"{path} ({source})")
+        if source != "default, above":
+            tried.append(f"{path} ({source})")
     raise CorpusError(
         "FinanceBench not found; looked in: "
         + "; ".join(tried)
