@@ -101,3 +101,23 @@ def test_verify_inputs_detects_changed_file(tiny_corpus):
     (tiny_corpus / "pdfs" / "BOLT_2021_8K.pdf").write_bytes(b"changed")
     with pytest.raises(CorpusError, match="BOLT_2021_8K.pdf changed"):
         verify_inputs(tiny_corpus, manifest, ["pdfs/BOLT_2021_8K.pdf"])
+
+
+def test_pdf_folder_entries_that_are_no_readable_files_are_skipped(tiny_corpus):
+    import os
+
+    pdfs = tiny_corpus / "pdfs"
+    (pdfs / "FOLDER_2020_10K.pdf").mkdir()
+    (pdfs / "LINK_2020_10K.pdf").symlink_to(pdfs / "nowhere.pdf")
+    (pdfs / "ALIAS_2021_8K.pdf").symlink_to(pdfs / "BOLT_2021_8K.pdf")  # a link to a file: kept
+    locked = pdfs / "LOCKED_2020_10K.pdf"
+    locked.write_bytes(b"%PDF-1.7")
+    locked.chmod(0)
+    manifest, _ = build_manifest(tiny_corpus)
+    reasons = {e["name"]: e["reason"] for e in manifest["skipped_pdf_entries"]}
+    assert reasons["FOLDER_2020_10K.pdf"] == "a folder, not a file"
+    assert reasons["LINK_2020_10K.pdf"] == "broken symbolic link"
+    if os.geteuid() != 0:  # root reads any file
+        assert "permission" in reasons["LOCKED_2020_10K.pdf"]
+    assert "ALIAS_2021_8K" in manifest["docs"]["present"]
+    assert "FOLDER_2020_10K" not in manifest["docs"]["present"]

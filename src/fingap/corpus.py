@@ -9,11 +9,14 @@ Conventions (FinanceBench facts, see the corpus README):
 
 from __future__ import annotations
 
+import logging
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from .io import JsonlError, iter_jsonl, sha256_file
+
+log = logging.getLogger("fingap")
 
 QUESTIONS_FILE = "data/financebench_open_source.jsonl"
 DOCINFO_FILE = "data/financebench_document_information.jsonl"
@@ -180,12 +183,33 @@ def load_questions(path: str | Path, doc_types: dict[str, str]) -> list[Question
     return questions
 
 
+def pdf_entries(pdf_dir: Path) -> tuple[list[Path], list[dict]]:
+    """The readable PDF files of a folder (links to them included), and every other ``*.pdf``
+    entry with the reason it is skipped: a folder, a broken link, a device or pipe, no read
+    permission."""
+    ok, skipped = [], []
+    for p in sorted(pdf_dir.glob("*.pdf")) if pdf_dir.is_dir() else []:
+        if p.is_symlink() and not p.exists():
+            reason = "broken symbolic link"
+        elif p.is_dir():
+            reason = "a folder, not a file"
+        elif not p.is_file():
+            reason = "not a regular file"
+        elif not os.access(p, os.R_OK):
+            reason = "not readable (permission denied)"
+        else:
+            ok.append(p)
+            continue
+        log.warning("corpus: skipping %s: %s", p, reason)
+        skipped.append({"name": p.name, "reason": reason})
+    return ok, skipped
+
+
 def build_manifest(corpus_dir: Path) -> tuple[dict, list[Question]]:
     """Validate the corpus and describe it: input hashes, present/missing PDFs, question status."""
     doc_types = load_doc_types(corpus_dir / DOCINFO_FILE)
     questions = load_questions(corpus_dir / QUESTIONS_FILE, doc_types)
-    pdf_dir = corpus_dir / PDF_DIR
-    pdfs = sorted(p for p in pdf_dir.glob("*.pdf")) if pdf_dir.is_dir() else []
+    pdfs, skipped = pdf_entries(corpus_dir / PDF_DIR)
     present = {p.stem for p in pdfs}
     referenced = sorted({d for q in questions for d in q.gold_docs})
     for q in questions:
@@ -212,6 +236,8 @@ def build_manifest(corpus_dir: Path) -> tuple[dict, list[Question]]:
             "missing_doc_ids": missing_q,
         },
     }
+    if skipped:  # only then: an unchanged corpus keeps a byte-identical manifest
+        manifest["skipped_pdf_entries"] = skipped
     return manifest, questions
 
 
