@@ -150,3 +150,13 @@ def test_change_between_two_years_and_hypotheticals():
     for q in ("In 2022 Q2, which of Foo's segments had the highest net income?",
               "If Foo liquidated all of its FY2021 assets, how much could each shareholder get?"):
         assert not parse_question(q).figure
+
+
+def test_named_parenthesis_and_ie_definitions():
+    p = parse_question("Foo times interest earned for fiscal 2018: EBIT (income before income "
+                       "taxes plus interest expense) divided by interest expense. Two decimals.")
+    vals = {"pretax_income__fy2018": 90, "interest_expense__fy2018": 10}
+    assert p.figure and evaluate(p.expression, vals) == pytest.approx(10.0)
+    p = parse_question("Foo FY2023: what's the operating cash flow ratio, i.e. net cash from "
+                       "operations divided by total current liabilities? Two decimals.")
+    assert p.inputs == [("cfo", 2023), ("total_current_liabilities", 2023)]

@@ -153,8 +153,8 @@ _ASKED = re.compile(
     r"|(?:^|[.:]\s*)(?:please\s+)?(?:calculate|compute|determine|find)\s+(?P<asked2>[^?.]+)",
     re.I)
 # what follows these words explains the figure, it is not part of its name
-_EXPLANATION = re.compile(r",?\s+(?:using|i\.e\.|taking|based\s+on|where|defined\s+as|"
-                          r"calculated\s+as|computed\s+as|compared\s+(?:with|to))\b.*$",
+_EXPLANATION = re.compile(r",?\s+(?:i\.e\.|(?:using|taking|based\s+on|where|defined\s+as|"
+                          r"calculated\s+as|computed\s+as|compared\s+(?:with|to))\b).*$",
                           re.I | re.S)
 # "net income/(loss)", "provision/(benefit) for taxes": the alternate names one line item
 _ALTERNATE = re.compile(r"(?<=[A-Za-z])/\s*\([a-z ]{1,20}\)", re.I)
@@ -347,13 +347,16 @@ def _expression(text: str, ctx: _Context) -> tuple[str, str]:
     text = _REMARK.sub(" ", text)
     out: list[str] = []
     units: list[str] = []
-    for piece in _OPERATORS.split(text):
-        if piece is None:
-            continue
-        key = " ".join(piece.split()).lower()
+    tokens = [p for p in _OPERATORS.split(text) if p is not None and p.strip(" ,.:;")]
+    keys = [" ".join(t.split()).lower() for t in tokens]
+    for i, (piece, key) in enumerate(zip(tokens, keys, strict=True)):
         if key in _OPERATOR_MAP:
             out.append(_OPERATOR_MAP[key])
-        elif piece.strip(" ,.:;"):
+        elif i + 1 < len(keys) and keys[i + 1] == "(":
+            # "EBIT (income before taxes plus interest) divided by ...": a name followed by the
+            # parenthesis that defines it; the definition stands in for the name
+            continue
+        else:
             expr, unit = _operand(piece, ctx)
             out.append(expr)
             units.append(unit)
