@@ -84,3 +84,15 @@ def test_questions_naming_a_company_use_only_its_documents(statement_store):
     assert company_key("3M_2018_10K") == "3m"
     assert company_named("JOHNSON_JOHNSON_2022_10K", "What did Johnson & Johnson report?")
     assert not company_named("ACME_2022_10K", "What did Bolt report in FY2022?")
+
+
+def test_a_line_item_outside_the_vocabulary_is_found_by_its_label(statement_store):
+    store, texts = statement_store
+    rec = Agent(store, texts).answer(
+        "q", "What is ACME's FY2022 cash after divestitures in USD millions? Cash after "
+             "divestitures is defined as: net cash provided by operating activities minus "
+             "proceeds from sale of businesses.", [(DOC, 1)], llm_answer="")
+    assert rec.path == "structured" and rec.verified, rec.reason
+    assert rec.value == 6439.0  # the proceeds are a dash (zero) in 2022
+    assert {i["label"] for i in rec.inputs} == {"Net cash provided by operating activities",
+                                                "Proceeds from sale of businesses"}

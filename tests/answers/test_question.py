@@ -160,3 +160,13 @@ def test_named_parenthesis_and_ie_definitions():
     p = parse_question("Foo FY2023: what's the operating cash flow ratio, i.e. net cash from "
                        "operations divided by total current liabilities? Two decimals.")
     assert p.inputs == [("cfo", 2023), ("total_current_liabilities", 2023)]
+
+
+def test_unknown_line_items_in_a_definition_are_looked_up_by_their_label():
+    p = parse_question("What is Foo's FY2022 gross margin in percent? Define gross margin as "
+                       "(total operating revenues minus cost of services minus cost of wireless "
+                       "equipment) / total operating revenues.")
+    assert p.figure and p.labels == {"row_cost_services": "cost services",
+                                     "row_cost_wireless_equipment": "cost wireless equipment"}
+    # outside a definition an unknown phrase stays unknown: no guessing on "the figure"
+    assert not parse_question("What was the FY2022 widget count of Foo?").figure

@@ -93,7 +93,7 @@ def rank_facts(facts: list[dict], pq: ParsedQuestion, concept_statement: str,
         f["statement"] not in wanted, f["statement"] != concept_statement,
         concept_statement != "balance_sheet" and f["duration"] != pq.duration,
         f["concept_rank"] if f["concept_rank"] is not None else 99,
-        page_rank.get((f["doc"], f["page"]), 10_000), f["col"], f["id"]))
+        page_rank.get((f["doc"], f["page"]), 10_000), len(f["label_norm"]), f["col"], f["id"]))
 
 
 def format_answer(value: float, unit: str, scale: str | None, decimals: int) -> str:
@@ -147,13 +147,14 @@ class Agent:
             chosen, missing, weak = {}, [], []
             for concept, year in pq.inputs:
                 name = f"{concept}__fy{year}"
-                statement = self.vocab.concepts[concept].statement
-                facts = self.store.query(concept=concept, pages=pages, **self._period(pq, year))
+                statement = self._statement(concept)
+                facts = self._lookup(pq, concept, year, pages=pages)
                 ranked = rank_facts(facts, pq, statement, page_rank)
                 if ranked:
                     key = (ranked[0]["doc"], ranked[0]["page"])
                     chosen[name] = ranked[0] | {
-                        "source": "retrieved" if key in retrieved else "follow_up"}
+                        "source": "retrieved" if key in retrieved else "follow_up",
+                        "wanted": concept}
                     if ranked[0]["statement"] != statement:
                         weak.append((name, concept, year, statement))
                 else:
@@ -170,8 +171,7 @@ class Agent:
             name, concept, year, statement = wanted[0]
             found = None
             for doc in docs:
-                ranked = [f for f in rank_facts(self.store.query(doc=doc, concept=concept,
-                                                                 **self._period(pq, year)),
+                ranked = [f for f in rank_facts(self._lookup(pq, concept, year, doc=doc),
                                                 pq, statement, page_rank)
                           if (f["doc"], f["page"]) not in page_rank]
                 if ranked and (missing or ranked[0]["statement"] == statement):
@@ -193,6 +193,23 @@ class Agent:
     def _period(pq: ParsedQuestion, year: int) -> dict:
         return {"year": year} if pq.year_basis == "calendar" else {"fiscal_year": year}
 
+    def _lookup(self, pq: ParsedQuestion, concept: str, year: int,
+                pages: list | None = None, doc: str | None = None) -> list[dict]:
+        """Facts for one input: by vocabulary concept, or, for a line item the vocabulary does
+        not know ("cost of services"), by the words of its printed label, in order."""
+        if concept in pq.labels:
+            return self.store.query(doc=doc, pages=pages, label_words=pq.labels[concept].split(),
+                                    **self._period(pq, year))
+        return self.store.query(doc=doc, concept=concept, pages=pages, **self._period(pq, year))
+
+    def _statement(self, concept: str) -> str:
+        c = self.vocab.concepts.get(concept)
+        return c.statement if c else "table"
+
+    def _magnitude(self, concept: str) -> bool:
+        c = self.vocab.concepts.get(concept)
+        return bool(c and c.magnitude)
+
     def _compute(self, qid: str, pq: ParsedQuestion, chosen: dict[str, dict],
                  steps: list[dict], enforce_gate: bool = True
                  ) -> tuple[AnswerRecord | None, str, list[dict]]:
@@ -200,10 +217,10 @@ class Agent:
         values = {}
         for name, f in chosen.items():
             v = f["value"]
-            if self.vocab.concepts[f["concept"]].magnitude:
+            if self._magnitude(f["wanted"]):
                 v = abs(v)
             if pq.unit == "usd" or len(scales) > 1:
-                if f["scale"] is None and f["concept"] != "eps_diluted":
+                if f["scale"] is None and f["wanted"] != "eps_diluted":
                     return None, f"{name}: the page declares no scale", steps
                 v *= SCALES[f["scale"] or "units"]
             values[name] = v
@@ -220,12 +237,12 @@ class Agent:
         value = round(result, decimals)
         steps.append({"step": "compute", "result": result, "value": value,
                       "unit": pq.unit, "scale": out_scale})
-        inputs = [{"name": name, "concept": f["concept"], "label": f["label"],
+        inputs = [{"name": name, "concept": f["wanted"], "label": f["label"],
                    "printed": f["printed"], "value": f["value"], "scale": f["scale"],
                    "fiscal_year": f["fiscal_year"], "year": f["year"],
                    "duration": f["duration"], "statement": f["statement"], "doc": f["doc"],
                    "page": f["page"], "source": f["source"],
-                   "magnitude": self.vocab.concepts[f["concept"]].magnitude}
+                   "magnitude": self._magnitude(f["wanted"])}
                   for name, f in sorted(chosen.items())]
         recomputed = evaluate(pq.expression, values)
         if pq.unit == "usd":

@@ -70,7 +70,7 @@ class FactStore:
     def query(self, doc: str | None = None, concept: str | None = None,
               label: str | None = None, fiscal_year: int | None = None,
               pages: Iterable[tuple[str, int]] | None = None,
-              year: int | None = None) -> list[dict]:
+              year: int | None = None, label_words: list[str] | None = None) -> list[dict]:
         """Facts matching every given filter, in (doc, page, table, row) order. ``year`` is
         the header's calendar year, ``fiscal_year`` the document's fiscal year."""
         where, args = [], []
@@ -82,6 +82,10 @@ class FactStore:
         if label is not None:
             where.append("label_norm LIKE ?")
             args.append(f"%{normalise_label(label)}%")
+        if label_words:
+            # the words in order, anything between: "cost services" finds "cost of services"
+            where.append("(' ' || label_norm || ' ') LIKE ?")
+            args.append("% " + "% ".join(label_words) + " %")
         if pages is not None:
             pages = list(pages)
             if not pages:

@@ -180,6 +180,9 @@ def check_inputs(inputs: list[dict], page_texts: dict[tuple[str, int], str]) -> 
             continue
         mag = bool(inp.get("magnitude"))
         printed = value_on_page(inp["value"], text, mag)
+        if not printed and inp["value"] == 0:
+            # a dash in the row's column: its row and header say where it stands
+            printed = period_position(text, inp["label"], 0.0, inp["year"]) is True
         period = period_position(text, inp["label"], inp["value"], inp["year"], mag) \
             if printed else None
         reason = "" if printed else "value not printed on the cited page"

@@ -1,18 +1,27 @@
 """Question understanding without an LLM: metric, formula, fiscal periods, unit and rounding.
 
 What is read from a question:
+- what it asks: the phrase after "what is / how much / calculate ..." (or, in an analyst's
+  shorthand without a question word, the first clause naming a metric or line item), without
+  the company and the explanation that follows ("..., i.e. A / B", "using ...");
+- its own definitions: "X is defined as: A / B", "Define X as A divided by B", "X, i.e. A over
+  B", "X: A minus B", nested ("CCC = DIO + DSO - DPO. DIO is defined as ..."), with the names in
+  parentheses that stand for them ("EBIT (income before taxes plus interest)");
+- the metric, in this order: the question's own definition of what it asks; shapes around
+  other operands ("change in X", "X as a % of Y", "X % margin"); a metric of the formula
+  library; a single line item of the finance vocabulary (a directly extracted figure);
 - fiscal years ("FY2019", "fiscal 2019", "FY19", "2019"); the target year is the latest one
-  named; "FY2017 - FY2019 3 year average" averages the metric over each year of the range;
-- the period type: a quarter ("Q2", "second quarter", "three months ended") is 3M, "six months"
-  6M, "nine months" 9M; otherwise a full fiscal year;
+  asked; "FY2017 - FY2019 3 year average" averages over each year; "how much has X changed
+  between FY2021 and FY2022" is the difference; a question that dates its period ("as of July
+  29, 2023") is read in calendar header years and prefers that month's column;
+- the period type: a quarter ("Q2", "three months", "12 weeks") is 3M, "six months" / "first
+  half" 6M, "nine months" 9M; otherwise a full fiscal year;
 - the statements it points to ("cash flow statement", "balance sheet", "income statement");
-- the metric, in this order: a definition the question gives ("X is defined as: A / B"), parsed
-  into a formula over line items; else a metric of the formula library; else a single line item
-  of the finance vocabulary (a directly extracted figure);
-- the unit and rounding: "in USD billions", "in percent", "round to two decimal places".
+- the unit and rounding: "in USD billions", "$bn", "in percent", "round to two decimal places".
 
-A question that asks yes/no, or whose metric or year cannot be read, is not a figure question:
-the reason is recorded and the agent sends it to the LLM path.
+A question that asks yes/no, which / why / what drove, an adjusted (non-GAAP) measure, a ratio
+the parser cannot build, or whose metric or year cannot be read, is not a figure question: the
+reason is recorded and the agent sends it to the LLM path.
 """
 
 from __future__ import annotations
@@ -84,6 +93,8 @@ class ParsedQuestion:
     # "fiscal": years are fiscal years (FY2024); "calendar": the question dates the period
     # ("as of July 29, 2023"), so years are the calendar years printed in statement headers
     year_basis: str = "fiscal"
+    # inputs named by a printed label the vocabulary does not know: name -> label phrase
+    labels: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return {k: v for k, v in self.__dict__.items()}
@@ -226,6 +237,10 @@ class _Context:
     library: dict[str, Metric]
     defs: dict[str, str]
     depth: int = 0
+    # inside a definition, a line item the vocabulary does not know is looked up by its printed
+    # label ("cost of services"); the names found go into ``labels`` (name -> label phrase)
+    labels: dict[str, str] = field(default_factory=dict)
+    labels_allowed: bool = False
 
 
 def _clean(text: str) -> str:
@@ -248,12 +263,12 @@ def _operand(phrase: str, ctx: _Context) -> tuple[str, str]:
     norm = " ".join(norm.split())
     if not norm:
         raise CalcError(f"no line item recognised in {phrase.strip()!r}")
-    sub = _Context(year, ctx.vocab, ctx.library, ctx.defs, ctx.depth + 1)
+    sub = _deeper(ctx, year)
     if ctx.depth < _DEPTH:
         # 1. the question's own definition of exactly this name ("DPO is defined as ...")
         if norm in ctx.defs:
             try:
-                return _expression(ctx.defs[norm], sub)
+                return _expression(ctx.defs[norm], _in_definition(sub))
             except CalcError:
                 pass  # "Calculate X using A and B" is no formula: read X otherwise
         # 2. shapes around other operands: "change in X", "X as a % of Y", "X % margin"
@@ -269,7 +284,7 @@ def _operand(phrase: str, ctx: _Context) -> tuple[str, str]:
             if len(name) > 3 and re.search(rf"(?<![a-z0-9]){re.escape(name)}(?![a-z0-9])",
                                            norm):
                 try:
-                    return _expression(ctx.defs[name], sub)
+                    return _expression(ctx.defs[name], _in_definition(sub))
                 except CalcError:
                     break
     lib = _library_match(norm, ctx.library)
@@ -290,7 +305,12 @@ def _operand(phrase: str, ctx: _Context) -> tuple[str, str]:
             x = after[0]
         return f"({expand(metric.expr, year, x)})", metric.unit
     if not terms:
-        raise CalcError(f"no line item recognised in {phrase.strip()!r}")
+        words = [w for w in norm.split() if w not in _STOP]
+        if not ctx.labels_allowed or len(words) < 2 or len(words) > 8:
+            raise CalcError(f"no line item recognised in {phrase.strip()!r}")
+        name = LABEL_PREFIX + "_".join(re.sub(r"[^a-z]", "", w) or "x" for w in words)
+        ctx.labels[name] = " ".join(words)
+        return input_name(name, year), "usd"
     concept = max(terms, key=lambda t: t[1] - t[0])[2]
     unit = "usd_per_share" if concept == "eps_diluted" else "usd"
     if averaged:
@@ -300,7 +320,8 @@ def _operand(phrase: str, ctx: _Context) -> tuple[str, str]:
 
 
 def _deeper(ctx: _Context, year: int) -> _Context:
-    return _Context(year, ctx.vocab, ctx.library, ctx.defs, ctx.depth + 1)
+    return _Context(year, ctx.vocab, ctx.library, ctx.defs, ctx.depth + 1, ctx.labels,
+                    ctx.labels_allowed)
 
 
 def _shape_change(norm: str, years: list[int], year: int, ctx: _Context):
@@ -443,6 +464,7 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
         # ratio, i.e. A divided by B")
         main_def = next((rhs for n, rhs in defs.items() for a in names[:1]
                          if a and (n.endswith(" " + a) or n == a)), None)
+    labels: dict[str, str] = {}
     stripped = re.sub(r"\([^()]*\)", " ", _ALTERNATE.sub("", text))
     m_asked = _ASKED.search(stripped)
     lead = _FY.sub(" ", stripped[:m_asked.start()]).strip(" :,.") if m_asked else ""
@@ -454,13 +476,15 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
         changed = (_CHANGED.search(asked_core) is not None and len(change_years) >= 2
                    and not (asked_metric and asked_metric[0].name == "growth"))
         for y in ([change_years[0], change_years[-1]] if changed else span or [target]):
-            ctx = _Context(y, vocab, library, defs)
+            ctx = _Context(y, vocab, library, defs, labels=labels)
             try:
-                expression, unit = _expression(main_def if main_def else asked_core, ctx)
+                expression, unit = _expression(main_def, _in_definition(ctx)) if main_def \
+                    else _expression(asked_core, ctx)
             except CalcError:
                 if defs:
                     # the question names its metric only through its definition
-                    expression, unit = _expression(next(iter(defs.values())), ctx)
+                    expression, unit = _expression(next(iter(defs.values())),
+                                                   _in_definition(ctx))
                 else:
                     # "Boeing's total current liabilities at ...: what was the figure?" names
                     # the line item before the question word
@@ -492,7 +516,16 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
     months = [m.group(1)[:3].capitalize() for m in _DATE_IN_TEXT.finditer(text)]
     basis = "calendar" if _DATE_IN_TEXT.search(asked) else "fiscal"
     return ParsedQuestion(True, "", metric, expression, inputs, years, target, duration,
-                          statements, unit, base.out_scale, base.decimals, months, basis)
+                          statements, unit, base.out_scale, base.decimals, months, basis,
+                          {n: p for n, p in labels.items() if any(c == n for c, _ in inputs)})
+
+
+LABEL_PREFIX = "row_"     # inputs named by a printed label rather than a vocabulary concept
+_STOP = {"the", "a", "an", "of", "and", "for", "in", "on", "at", "to", "from", "its", "total"}
+
+
+def _in_definition(ctx: _Context) -> _Context:
+    return _Context(ctx.target, ctx.vocab, ctx.library, ctx.defs, ctx.depth, ctx.labels, True)
 
 
 _CLAUSE = re.compile(r"[:;?]|\s[-\u2013\u2014]\s")
