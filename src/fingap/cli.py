@@ -154,7 +154,8 @@ def track() -> None:
 def search(
     question: str = typer.Argument(..., help="the question to search for"),
     doc: str = typer.Option(None, "--doc", help="restrict to one document (e.g. 3M_2018_10K)"),
-    method: str = typer.Option("bm25", "--method", help="bm25 or dense (a built chunk index)"),
+    method: str = typer.Option("bm25", "--method",
+                               help="bm25 or dense (a built chunk index), or table_rows"),
     k: int = typer.Option(5, "-k", help="number of chunks to show"),
     width: int = typer.Option(300, "--width", help="characters of chunk text to print"),
 ) -> None:
@@ -164,14 +165,18 @@ def search(
     from .io import read_jsonl
     from .params import load_params, section
     from .pipeline import load_retriever
-    from .steps.ask import AskError, check_method, check_question
+    from .steps.ask import TABLE_ROWS, AskError, check_method, check_question
 
     try:
         question = check_question(question)
-        check_method(method)
+        if method != TABLE_ROWS:
+            check_method(method)
     except AskError as e:
         typer.echo(f"error: {e}", err=True)
         raise typer.Exit(2) from None
+    if method == TABLE_ROWS:
+        _search_table_rows(question, doc, k)
+        return
     chunks_path, index_dir = Path("data/chunks/chunks.jsonl"), Path(f"data/indexes/{method}")
     if not chunks_path.exists():
         typer.echo(f"error: {chunks_path} missing; run `dvc repro chunk` first", err=True)
@@ -191,6 +196,32 @@ def search(
         c = chunks[cid]
         text = " ".join(c["text"].split())[:width]
         typer.echo(f"{rank}. {c['doc']}  page {c['page']}  score {score:.4f}  [{cid}]\n   {text}\n")
+
+
+def _search_table_rows(question: str, doc: str | None, k: int) -> None:
+    """Top statement-table rows for a question (BM25 over "statement | periods | label |
+    cells"), with doc and page."""
+    import numpy as np
+
+    from .io import read_jsonl
+    from .retrievers.bm25 import BM25Retriever
+
+    index, rows_path = Path("data/facts/rows_bm25"), Path("data/facts/table_rows.jsonl")
+    if not index.is_dir() or not rows_path.exists():
+        typer.echo(f"error: {index} missing; run `dvc repro tables` first", err=True)
+        raise typer.Exit(2)
+    rows = {r["row_id"]: r for r in read_jsonl(rows_path)}
+    retriever = BM25Retriever.load(index)
+    allowed = None
+    if doc:
+        ids = np.array([i for i, r in enumerate(retriever.ids) if rows[r]["doc"] == doc])
+        if len(ids) == 0:
+            typer.echo(f"error: no table rows for document {doc!r}", err=True)
+            raise typer.Exit(2)
+        allowed = {"q": ids}
+    for rank, (rid, score) in enumerate(retriever.search({"q": question}, k, allowed)["q"], 1):
+        r = rows[rid]
+        typer.echo(f"{rank}. {r['doc']}  page {r['page']}  score {score:.4f}\n   {r['text']}\n")
 
 
 @app.command()

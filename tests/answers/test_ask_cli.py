@@ -77,3 +77,26 @@ def test_facts_query(workdir):
     assert r.exit_code == 0 and "(1,577)" in r.output and "[capex]" in r.output
     r = runner.invoke(app, ["facts"])
     assert r.exit_code == 2
+
+
+def test_search_table_rows(workdir, statement_store):
+    from collections import defaultdict
+
+    from fingap.retrievers.bm25 import BM25Retriever
+    from fingap.steps.tables import serialise_row
+
+    store, _ = statement_store
+    rows = defaultdict(list)
+    for f in store.iter_all():
+        f["table"], f["column"] = f["tbl"], f["col"]
+        rows[(f["doc"], f["page"], f["tbl"], f["label"])].append(f)
+    records = [{"row_id": f"r{i}", "doc": d, "page": p, "text": serialise_row(fs)}
+               for i, ((d, p, _, _), fs) in enumerate(rows.items())]
+    with open(workdir / "data/facts/table_rows.jsonl", "w") as fh:
+        fh.writelines(json.dumps(r) + "\n" for r in records)
+    BM25Retriever.from_texts([r["row_id"] for r in records], [r["text"] for r in records]
+                             ).save(workdir / "data/facts/rows_bm25")
+    r = runner.invoke(app, ["search", "purchases of property plant equipment", "--method",
+                            "table_rows", "-k", "1"])
+    assert r.exit_code == 0, r.output
+    assert f"{DOC}  page 1" in r.output and "(1,577)" in r.output

@@ -26,6 +26,7 @@ from ..params import load_params, section
 from .answer import gold_pages_of, load_page_texts, load_question_file
 
 RETRIEVERS = ("bm25", "dense")
+TABLE_ROWS = "table_rows"   # BM25 over statement-table rows (the tables stage), search only
 PAGES = Path("data/pages/pages.jsonl")
 FACTS = Path("data/facts/facts.sqlite")
 CHUNKS = Path("data/chunks/chunks.jsonl")

@@ -1,9 +1,9 @@
 """The ``tables`` stage: statement tables of every PDF page -> the numeric fact store.
 
 Outputs: ``data/facts/facts.sqlite`` (the store), ``data/facts/table_rows.jsonl`` (each table
-row serialised as "statement | header | row label | cells", for lexical and dense retrieval),
-``data/facts/skipped.jsonl`` (malformed table rows skipped, with the reason, per page) and the
-report (pages/s, facts, statements found, skip counts).
+row serialised as "statement | header | row label | cells"), ``data/facts/rows_bm25/`` (a
+BM25 index of those rows), ``data/facts/skipped.jsonl`` (malformed table rows skipped, with the
+reason, per page) and the report (facts, statements found, skip counts).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from ..answers.fact_store import write_store
 from ..answers.labels import Vocabulary
 from ..answers.tables import doc_facts
 from ..io import read_json, read_jsonl, write_json, write_jsonl
+from ..retrievers.bm25 import BM25Retriever
 
 log = logging.getLogger("fingap")
 
@@ -64,10 +65,15 @@ def run_tables(corpus_params: dict, corpus_out: Path, pages_path: Path, out_dir:
     rows: dict[tuple, list[dict]] = defaultdict(list)
     for f in all_facts:
         rows[(f["doc"], f["page"], f["table"], f["label"])].append(f)
-    write_jsonl(out_dir / "table_rows.jsonl", (
-        {"row_id": f"{d}::p{p:04d}::t{t}::r{i}", "doc": d, "page": p,
-         "text": serialise_row(fs)}
-        for i, ((d, p, t, _), fs) in enumerate(rows.items())))
+    row_records = [{"row_id": f"{d}::p{p:04d}::t{t}::r{i}", "doc": d, "page": p,
+                    "text": serialise_row(fs)}
+                   for i, ((d, p, t, _), fs) in enumerate(rows.items())]
+    write_jsonl(out_dir / "table_rows.jsonl", row_records)
+    # the rows are searchable by keyword (`fingap search --method table_rows`); BM25 with the
+    # chunk index's default k1/b, since a row is a short text of one line item
+    BM25Retriever.from_texts([r["row_id"] for r in row_records],
+                             [r["text"] for r in row_records], backend="bm25s", k1=1.5,
+                             b=0.75).save(out_dir / "rows_bm25")
     write_jsonl(out_dir / "skipped.jsonl", skipped_rows)
     with_concept = sum(1 for f in all_facts if vocab.concept_of(f["label"]))
     report = {
