@@ -43,7 +43,8 @@ def main() -> None:
                    ROOT / "data/corpus/questions.jsonl", ROOT / "data/pages/pages.jsonl",
                    tmp / "facts/facts.sqlite", ROOT / "reports/per_question",
                    ROOT / "annotations/numeric_inputs.jsonl",
-                   {n: ROOT / f"annotations/{n}_questions.jsonl" for n in ("heldout", "dev", "dev2")},
+                   {n: ROOT / f"annotations/{n}_questions.jsonl"
+                    for n in ("heldout", "dev", "dev2")},
                    tmp / "answers", tmp / "answers.json")
         seconds = time.perf_counter() - t0
         report = read_json(tmp / "answers.json")
