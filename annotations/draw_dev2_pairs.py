@@ -28,11 +28,16 @@ least 9 from non-10-K documents, so 10-K pairs are taken only while fewer than 2
 drawn order, continuing into the reserve) are taken until the 24th question.
 ``annotations/verify_heldout.py annotations/dev2_questions.jsonl`` checks the questions.
 
-Run from the repository root: ``python annotations/draw_dev2_pairs.py``.
+Run from the repository root: ``python annotations/draw_dev2_pairs.py``. Later batches use
+the same draw with another seed, more excluded pair files and another output, e.g.
+``python annotations/draw_dev2_pairs.py --seed 13 --exclude annotations/dev_pairs.json
+annotations/dev2_pairs.json --out annotations/dev3_pairs.json`` (the held-out pairs are
+always excluded).
 """
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import json
 import random
@@ -65,19 +70,26 @@ dev = _load_dev_module()
 heldout = dev.heldout
 
 
-def dev_pairs() -> set[tuple[str, str]]:
-    data = json.loads(DEV_PAIRS.read_text(encoding="utf-8"))
+def pairs_in(path: Path) -> set[tuple[str, str]]:
+    data = json.loads(path.read_text(encoding="utf-8"))
     return {(p["doc_name"], p["metric"]) for p in data["pairs"]}
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument("--exclude", type=Path, nargs="+", default=[DEV_PAIRS],
+                        help="pair files to exclude besides the held-out pairs")
+    parser.add_argument("--out", type=Path, default=OUT_PATH)
+    args = parser.parse_args(argv)
+    out_path = args.out.resolve()
     root = heldout.corpus_dir()
     docs = heldout.load_documents(root)
     questions = heldout.read_jsonl(root / "data" / "financebench_open_source.jsonl")
     eligible = heldout.eligible_metrics(docs, questions)
     n_eligible = sum(len(v) for v in eligible.values())
     excluded_heldout = dev.heldout_pairs()
-    excluded_dev = dev_pairs()
+    excluded_dev = set().union(*(pairs_in(p) for p in args.exclude))
     excluded = excluded_heldout | excluded_dev
     pool = {
         doc: [m for m in metrics if (doc, m) not in excluded] for doc, metrics in eligible.items()
@@ -85,7 +97,7 @@ def main() -> int:
     n_pool = sum(len(v) for v in pool.values())
 
     assert N_OTHER / (N_10K + N_OTHER) >= MIN_OTHER_SHARE
-    rng = random.Random(SEED)
+    rng = random.Random(args.seed)
     use: Counter = Counter()
     tenk_docs = [d for d in docs if d["doc_type"] == "10k"]
     other_docs = [d for d in docs if d["doc_type"] != "10k"]
@@ -110,7 +122,7 @@ def main() -> int:
     assert not {(p["doc_name"], p["metric"]) for p in pairs} & excluded
 
     out = {
-        "seed": SEED,
+        "seed": args.seed,
         "n_documents": len(docs),
         "n_metrics": len(heldout.METRICS),
         "n_pairs_eligible": n_eligible,
@@ -137,7 +149,7 @@ def main() -> int:
             for p in pairs
         ],
     }
-    OUT_PATH.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
+    out_path.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
     print(
         f"{len(docs)} documents, {n_eligible} eligible pairs, {len(excluded)} held-out/dev "
         f"pairs removed, {n_pool} in the pool"
@@ -149,7 +161,7 @@ def main() -> int:
         )
     print(
         f"drawn {N_10K + N_OTHER} ({N_OTHER} non-10-K) + {len(reserve)} non-10-K reserve (r)"
-        f" -> {OUT_PATH.relative_to(REPO_ROOT)}"
+        f" -> {out_path.relative_to(REPO_ROOT)}"
     )
     return 0
 
