@@ -106,3 +106,70 @@ def test_statement_kind_survives_split_title_words():
     assert statement_kind("Consolidated Statement of Cash Flow s") == "cash_flow"
     assert statement_kind("CONSOLIDATED STATEMENTS OF OPERATIONS") == "income"
     assert statement_kind("Item 7. Management's discussion") == "table"
+
+
+def _page(tmp_path, texts: list[tuple[float, float, str]], right: set[int] = frozenset()):
+    """A page of positioned words; ``right`` holds the indexes drawn right-aligned at x."""
+    path = tmp_path / "p.pdf"
+    doc = pymupdf.open()
+    page = doc.new_page()
+    for i, (x, y, t) in enumerate(texts):
+        if i in right:
+            x -= pymupdf.get_text_length(t, fontsize=9)
+        page.insert_text((x, y), t, fontsize=9)
+    doc.save(str(path))
+    with pymupdf.open(path) as d:
+        p = d[0]
+        return page_tables("ACME_2023Q4_EARNINGS", 0, p.get_text("words"), p.get_text())
+
+
+def _row(y, label, cells, xs):
+    return [(50, y, label)] + [(x, y, c) for x, c in zip(xs, cells, strict=True)]
+
+
+def test_header_beside_a_scale_caption_and_durations_over_column_groups(tmp_path):
+    # "Three Months Ended June 30," spans the first two year columns and is printed left of
+    # their centres; the years share their line with "($ million, ...)"; oldest first
+    xs = (320, 390, 460, 530)
+    texts = [(50, 60, "Condensed Consolidated Statements of Income"),
+             (290, 75, "Three Months Ended June 30,"), (430, 75, "Twelve Months Ended June 30,"),
+             (50, 90, "($ million, except per share amounts)")]
+    texts += [(x - 20, 90, y) for x, y in zip(xs, ("2022", "2023", "2022", "2023"), strict=True)]
+    rows = _row(104, "Net sales", ["3,909", "3,673", "14,544", "14,694"], xs) + \
+        _row(118, "Gross profit", ["794", "722", "2,820", "2,725"], xs)
+    right = {i for i, (x, _, _) in enumerate(texts + rows) if x in xs}
+    pt = _page(tmp_path, texts + rows, right)
+    assert _by(pt, "Net sales") == {(2022, "3M"): 3909, (2023, "3M"): 3673,
+                                    (2022, "12M"): 14544, (2023, "12M"): 14694}
+    # one month over a group holds for each of its columns
+    assert {f.period_end for f in pt.facts} == {"Jun"}
+
+
+def test_an_unlabelled_row_after_its_parts_is_the_sections_total(tmp_path):
+    xs = (420, 500)
+    texts = [(50, 60, "Condensed Consolidated Balance Sheet"), (50, 72, "(in millions)"),
+             (400, 84, "2023"), (480, 84, "2022"), (50, 100, "Inventories:")]
+    rows = (_row(112, "Raw materials", ["2,435", "2,366"], xs)
+            + _row(124, "Finished goods", ["3,147", "2,742"], xs)
+            + [(xs[0], 136, "5,582"), (xs[1], 136, "5,108")]
+            + [(50, 160, "Other items:")] + _row(172, "Deposits", ["10", "12"], xs)
+            + [(300, 200, "8")])  # a page number is no total
+    right = {i for i, (x, _, _) in enumerate(texts + rows) if x in xs}
+    pt = _page(tmp_path, texts + rows, right)
+    assert _by(pt, "Inventories (total)") == {(2023, None): 5582, (2022, None): 5108}
+    assert not [f for f in pt.facts if f.label.startswith("Other items")]
+
+
+def test_amount_columns_beside_percent_to_sales_cells(tmp_path):
+    # earnings releases print "Amount | Percent to Sales" under each year, and a "Percent
+    # Increase (Decrease)" column, with percent cells that carry no "%"
+    xs = (300, 350, 420, 470, 545)
+    texts = [(50, 60, "Condensed Consolidated Statement of Earnings"), (50, 72, "(in millions)"),
+             (282, 84, "2022"), (402, 84, "2021"),
+             (268, 100, "Amount"), (322, 100, "Percent"), (388, 100, "Amount"),
+             (442, 100, "Percent"), (505, 100, "Percent")]
+    rows = (_row(114, "Sales to customers", ["23,706", "100.0", "24,804", "100.0", "(4.4)"], xs)
+            + _row(128, "Cost of products sold", ["7,765", "32.8", "7,955", "32.1", "(2.4)"], xs))
+    right = {i for i, (x, _, _) in enumerate(texts + rows) if x in xs}
+    pt = _page(tmp_path, texts + rows, right)
+    assert _by(pt, "Cost of products sold") == {(2022, None): 7765, (2021, None): 7955}

@@ -206,9 +206,14 @@ def _year_tokens(line: Line, value_left: float) -> list[tuple[Word, int]] | None
             return None  # another number in the value area: a data row
     if not years or not all(1990 <= y <= 2040 for _, y in years):
         return None
-    if any("$" in w.text for w in line.words):
+    # "$ 2019" in the value area is a data row; a "($ million)" caption left of the years is not
+    if any("$" in w.text for w in line.words if w.x1 >= value_left):
         return None
     return years
+
+
+def _span_distance(x: float, span: tuple[float, float]) -> float:
+    return 0.0 if span[0] <= x <= span[1] else min(abs(x - span[0]), abs(x - span[1]))
 
 
 def _columns(header: Line, years: list[tuple[Word, int]], above: list[Line]) -> list[Column]:
@@ -217,30 +222,43 @@ def _columns(header: Line, years: list[tuple[Word, int]], above: list[Line]) -> 
         d = _DATE.match(w.text)
         if d and 1 <= int(d.group(1)) <= 12:
             c.month = _MONTHS[int(d.group(1)) - 1]
-    # months: "December 31," / "June 30," printed above or beside each year
+    # durations: the lowest line that names them, the header line itself first ("Three Months
+    # Ended June 30, 2023  Three Months ..."), then the lines above it. A phrase spans its
+    # words up to the next phrase ("Three Months Ended June 30," over two year columns), and a
+    # column takes the phrase whose span holds it, else the nearest span
+    groups: list[int] = []
+    for ln in [header, *reversed(above[-4:])]:
+        text = ln.text
+        starts = []
+        for pattern, dur in _DURATION:
+            for m in pattern.finditer(text):
+                starts.append((len(text[:m.start()].split()), dur))
+        if not starts:
+            continue
+        starts.sort()
+        spans = []
+        for i, (start, dur) in enumerate(starts):
+            end = starts[i + 1][0] if i + 1 < len(starts) else len(ln.words)
+            ws = ln.words[start:end] or ln.words
+            spans.append(((ws[0].x0, ws[-1].x1), dur))
+        for c in cols:
+            g = min(range(len(spans)), key=lambda j: _span_distance(c.x, spans[j][0]))
+            c.duration = spans[g][1]
+            groups.append(g)
+        break
+    # months: "December 31," / "June 30," printed above or beside each year; one month over a
+    # group of columns ("Three Months Ended June 30," then "2023 2022") holds for the group
     for ln in [header, *above[-2:]]:
         for w in ln.words:
             if _MONTH.match(w.text):
                 nearest = min(cols, key=lambda c: abs(c.x - w.xc))
                 if nearest.month is None:
                     nearest.month = w.text.rstrip(".")[:3].capitalize()
-    # durations: the lowest line that names them, nearest phrase per column
-    # the header line itself first ("Three Months Ended June 30, 2023  Three Months ..."), then
-    # the lines above it
-    for ln in [header, *reversed(above[-4:])]:
-        phrases = []
-        text = ln.text
-        for pattern, dur in _DURATION:
-            for m in pattern.finditer(text):
-                # horizontal centre of the words that make up the phrase
-                start = len(text[:m.start()].split())
-                n = len(m.group(0).split())
-                ws = ln.words[start:start + n] or ln.words
-                phrases.append(((ws[0].x0 + ws[-1].x1) / 2, dur))
-        if phrases:
-            for c in cols:
-                c.duration = min(phrases, key=lambda p: abs(p[0] - c.x))[1]
-            break
+    if groups:
+        for c, g in zip(cols, groups, strict=True):
+            if c.month is None:
+                c.month = next((o.month for o, h in zip(cols, groups, strict=True)
+                                if h == g and o.month), None)
     return cols
 
 
@@ -292,6 +310,8 @@ def page_tables(doc: str, page: int, raw_words: list[tuple], text: str) -> PageT
     columns: list[Column] | None = None
     n_tables = 0
     section = ""
+    open_section, parts = "", 0
+    amount_x: list[float] = []
     previous: Line | None = None
     table_kind = kind
     table_start = 0          # first line after the previous table's header
@@ -312,14 +332,28 @@ def page_tables(doc: str, page: int, raw_words: list[tuple], text: str) -> PageT
                 columns = cols
                 n_tables += 1
             previous = ln
-            section = ""
+            section, open_section, amount_x = "", "", []
             continue
         if not ln.values:
+            # "Amount | Percent to Sales" column heads under the years
+            amounts = [w.xc for w in ln.words if w.x1 >= value_left and
+                       w.text.lower().strip(":") in ("amount", "amounts")]
+            if amounts:
+                amount_x = amounts
             if ln.label:
                 section = ln.label[:80]
+                # "Inventories:" over its parts: an unlabelled row after the parts is its total
+                open_section = ln.label if ln.text.rstrip().endswith(":") else ""
+                parts = 0
             previous = ln
             continue
         label = ln.label
+        if not label and open_section and parts and previous is not None and \
+                len(previous.values) == len(ln.values) >= 2:
+            # as many values as the part right above it: no page number or stray figure
+            label = f"{open_section} (total)"
+            open_section = ""
+        parts += 1
         if previous is not None and _continues(previous, ln, label):
             label = (previous.label + " " + label).strip()
         previous = ln
@@ -333,6 +367,12 @@ def page_tables(doc: str, page: int, raw_words: list[tuple], text: str) -> PageT
         if len(values) > len(columns):
             # "Amount | % of sales" layouts: the percent cells are no period column
             values = [w for w in values if not (parse_value(w.text) or PCT_NONE).percent]
+        if len(values) > len(columns) and len(amount_x) == len(columns):
+            # percent cells printed without "%" beside each amount: keep the amount columns
+            near = [min(values, key=lambda w: abs(w.xc - x)) for x in amount_x]
+            if len({id(w) for w in near}) == len(near) and \
+                    all(abs(w.xc - x) < 40 for w, x in zip(near, amount_x, strict=True)):
+                values = near
         if len(values) > len(columns):
             skipped["more values than header columns"] += 1
             continue
