@@ -96,3 +96,48 @@ def test_a_line_item_outside_the_vocabulary_is_found_by_its_label(statement_stor
     assert rec.value == 6439.0  # the proceeds are a dash (zero) in 2022
     assert {i["label"] for i in rec.inputs} == {"Net cash provided by operating activities",
                                                 "Proceeds from sale of businesses"}
+
+
+def _fact(id, statement, value=1.0, page=1, tbl=0, duration="12M", rank=0, col=0):
+    return {"id": id, "doc": DOC, "page": page, "tbl": tbl, "statement": statement,
+            "duration": duration, "period_end": None, "percent": 0, "concept_rank": rank,
+            "label_norm": "x", "col": col, "value": value}
+
+
+def test_rank_facts_rules():
+    from fingap.answers.agent import rank_facts
+    from fingap.answers.question import ParsedQuestion
+
+    pq = ParsedQuestion(True)
+    ids = lambda facts: [f["id"] for f in facts]  # noqa: E731
+    # a balance is never read from a cash-flow row of the same name (that is its change)
+    got = rank_facts([_fact(1, "cash_flow", duration="12M"), _fact(2, "balance_sheet", page=5)],
+                     pq, "balance_sheet", {(DOC, 1): 0, (DOC, 5): 1})
+    assert ids(got) == [2]
+    # another year of a line item comes from the table the first year came from
+    got = rank_facts([_fact(1, "income", page=1), _fact(2, "income", page=7)], pq, "income",
+                     {(DOC, 1): 0, (DOC, 7): 1}, anchor=(DOC, 7, 0))
+    assert ids(got) == [2, 1]
+    # an outflow is the parenthesised cash-flow row, not a positive disclosure of that name
+    got = rank_facts([_fact(1, "cash_flow", 83.0, rank=0), _fact(2, "cash_flow", -250.0, rank=5)],
+                     pq, "cash_flow", {}, magnitude=True)
+    assert ids(got) == [2, 1]
+    # a line item known by its label: the primary statements before other tables
+    got = rank_facts([_fact(1, "table", page=1), _fact(2, "income", page=9)], pq, "table",
+                     {(DOC, 1): 0, (DOC, 9): 1})
+    assert ids(got) == [2, 1]
+
+
+def test_expense_labels_are_amounts(statement_store):
+    store, texts = statement_store
+    agent = Agent(store, texts)
+    assert agent._magnitude("row_interest_debt_expense")
+    assert agent._magnitude("capex") and not agent._magnitude("row_earnings_operations")
+
+
+def test_a_dated_period_falls_back_to_fiscal_year_headers(statement_store):
+    store, texts = statement_store
+    rec = Agent(store, texts).answer(
+        "q", "What were ACME's total current assets at the end of fiscal 2022 (January 1, "
+             "2023)? USD millions.", [(DOC, 2)], llm_answer="")
+    assert rec.path == "structured" and rec.value == 14000.0, rec.reason

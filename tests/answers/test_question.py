@@ -2,7 +2,12 @@ import pytest
 
 from fingap.answers.calculator import evaluate
 from fingap.answers.labels import Vocabulary
-from fingap.answers.question import fiscal_years, parse_definition, parse_question
+from fingap.answers.question import (
+    date_the_periods,
+    fiscal_years,
+    parse_definition,
+    parse_question,
+)
 
 
 def test_fiscal_years_forms():
@@ -170,3 +175,49 @@ def test_unknown_line_items_in_a_definition_are_looked_up_by_their_label():
                                      "row_cost_wireless_equipment": "cost wireless equipment"}
     # outside a definition an unknown phrase stays unknown: no guessing on "the figure"
     assert not parse_question("What was the FY2022 widget count of Foo?").figure
+
+
+def test_a_fiscal_period_the_question_also_dates_is_read_by_its_date():
+    text, fiscal_of = date_the_periods("Foo's tax rate for fiscal 2022 (52 weeks ended January "
+                                       "28, 2023): tax over pretax income?")
+    assert "fiscal 2022" not in text and "52 weeks ended January 28, 2023" in text
+    assert fiscal_of == {2023: 2022}
+    p = parse_question("Foo effective tax rate for fiscal 2022 (52 weeks ended January 28, "
+                       "2023): income tax expense as a % of income before income taxes?")
+    assert p.figure and p.year_basis == "calendar" and p.target_year == 2023
+    assert p.months == ["Jan"] and p.fiscal_of == {2023: 2022} and p.duration == "12M"
+    # a parenthesis that defines the metric beside its date is left alone
+    same = ("Foo current ratio at year-end 2019 (current assets / current liabilities, Dec 31, "
+            "2019)?")
+    assert date_the_periods(same) == (same, {})
+    # a date that follows no year is a remark, not a restatement of the period
+    same = "In its Q2 results (released August 3, 2023) what was Foo's revenue?"
+    assert date_the_periods(same)[0] == same
+
+
+def test_a_back_reference_reads_the_quoted_label():
+    p = parse_question("Foo carries its receivables from payment processors as 'settlements "
+                       "receivable'. What was that balance at December 31, 2020? USD millions.")
+    assert p.figure and p.inputs == [("row_settlements_receivable", 2020)]
+    assert p.labels == {"row_settlements_receivable": "settlements receivable"}
+    p = parse_question("Foo carries its receivables from payment processors separately. What was "
+                       "that balance at December 31, 2020?")
+    assert not p.figure and "does not quote" in p.reason
+
+
+def test_taken_as_asides_and_qualified_terms():
+    p = parse_question("Foo fiscal 2020: capex, taken as payments for property and equipment, as "
+                       "a percentage of total revenues? Two decimals.")
+    assert p.unit == "percent" and {c for c, _ in p.inputs} == {"capex", "revenue"}
+    p = parse_question("For the first half of 2022, what was Foo's operating margin, taken as "
+                       "income before income tax expense divided by total net revenue? Percent.")
+    assert p.unit == "percent" and {c for c, _ in p.inputs} == {"pretax_income", "revenue"}
+    # a term after "before" qualifies another line item: no income tax expense here
+    p = parse_question("What is Foo's FY2022 pretax return? Define pretax return as profit "
+                       "before income tax expense divided by revenue.")
+    assert p.inputs == [("row_profit_before_income_tax_expense", 2022), ("revenue", 2022)]
+
+
+def test_a_percentage_asked_but_only_an_amount_built_falls_back():
+    p = parse_question("What was Foo's FY2022 capex, in percent?")
+    assert not p.figure and "ratio or change" in p.reason

@@ -21,6 +21,7 @@ the page, then the leftmost column.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -29,9 +30,10 @@ from .fact_store import FactStore
 from .gate import gate_structured, gate_text
 from .labels import Vocabulary
 from .numbers import SCALES
-from .question import ParsedQuestion, parse_question
+from .question import LABEL_PREFIX, ParsedQuestion, parse_question
 
 GATE_MODES = ("flag", "abstain")
+_COST_WORDS = re.compile(r"\b(?:expenses?|costs?)\b")
 DEFAULT_DECIMALS = {"usd": 2, "usd_per_share": 2, "ratio": 2, "percent": 2, "days": 2}
 
 
@@ -79,19 +81,35 @@ def _duration_ok(fact: dict, asked: str, statement: str) -> bool:
     return fact["duration"] == asked
 
 
+PRIMARY_STATEMENTS = ("income", "balance_sheet", "cash_flow")
+
+
 def rank_facts(facts: list[dict], pq: ParsedQuestion, concept_statement: str,
-               page_rank: dict[tuple[str, int], int]) -> list[dict]:
-    """Candidate facts for one input, best first (see the module docstring)."""
-    wanted = {concept_statement, *pq.statements}
+               page_rank: dict[tuple[str, int], int],
+               anchor: tuple[str, int, int] | None = None, magnitude: bool = False
+               ) -> list[dict]:
+    """Candidate facts for one input, best first (see the module docstring). ``anchor``
+    (doc, page, table): where the same line item of another year was found; the same table
+    first, so a change or an average compares like with like."""
+    # a line item known only by its printed label may live on any statement: the primary
+    # statements first, then other tables
+    home = set(PRIMARY_STATEMENTS) if concept_statement == "table" else {concept_statement}
+    wanted = home | set(pq.statements)
     usable = [f for f in facts if not f["percent"]
-              and _duration_ok(f, pq.duration, concept_statement)]
+              and _duration_ok(f, pq.duration, concept_statement)
+              # a cash-flow row named like a balance ("Inventories") is its change, no balance
+              and not (concept_statement == "balance_sheet" and f["statement"] == "cash_flow")]
     months = set(pq.months)
     # a column whose period end the question names ("as of July 29, 2023") first; among equal
     # candidates the leftmost column, where filings print the latest period
     return sorted(usable, key=lambda f: (
         bool(months) and f["period_end"] not in months,
-        f["statement"] not in wanted, f["statement"] != concept_statement,
+        f["statement"] not in wanted, f["statement"] not in home,
+        anchor is not None and (f["doc"], f["page"], f["tbl"]) != anchor,
         concept_statement != "balance_sheet" and f["duration"] != pq.duration,
+        # an outflow (capex, dividends) is printed in parentheses on the cash-flow statement; a
+        # positive row of the same name is a disclosure ("..., accrued but unpaid")
+        magnitude and f["statement"] == "cash_flow" and f["value"] > 0,
         f["concept_rank"] if f["concept_rank"] is not None else 99,
         page_rank.get((f["doc"], f["page"]), 10_000), len(f["label_norm"]), f["col"], f["id"]))
 
@@ -145,17 +163,21 @@ class Agent:
         for n_step in range(self.max_follow_ups + 1):
             page_rank = {p: i for i, p in enumerate(pages)}
             chosen, missing, weak = {}, [], []
-            for concept, year in pq.inputs:
+            anchors: dict[str, tuple[str, int, int]] = {}
+            # the latest year of a line item first: the other years follow its table
+            for concept, year in sorted(pq.inputs, key=lambda cy: -cy[1]):
                 name = f"{concept}__fy{year}"
                 statement = self._statement(concept)
                 facts = self._lookup(pq, concept, year, pages=pages)
-                ranked = rank_facts(facts, pq, statement, page_rank)
+                ranked = rank_facts(facts, pq, statement, page_rank, anchors.get(concept),
+                                    self._magnitude(concept))
                 if ranked:
                     key = (ranked[0]["doc"], ranked[0]["page"])
                     chosen[name] = ranked[0] | {
                         "source": "retrieved" if key in retrieved else "follow_up",
                         "wanted": concept}
-                    if ranked[0]["statement"] != statement:
+                    anchors.setdefault(concept, (*key, ranked[0]["tbl"]))
+                    if statement != "table" and ranked[0]["statement"] != statement:
                         weak.append((name, concept, year, statement))
                 else:
                     missing.append((name, concept, year, statement))
@@ -172,7 +194,8 @@ class Agent:
             found = None
             for doc in docs:
                 ranked = [f for f in rank_facts(self._lookup(pq, concept, year, doc=doc),
-                                                pq, statement, page_rank)
+                                                pq, statement, page_rank,
+                                                magnitude=self._magnitude(concept))
                           if (f["doc"], f["page"]) not in page_rank]
                 if ranked and (missing or ranked[0]["statement"] == statement):
                     found = ranked[0]
@@ -197,10 +220,14 @@ class Agent:
                 pages: list | None = None, doc: str | None = None) -> list[dict]:
         """Facts for one input: by vocabulary concept, or, for a line item the vocabulary does
         not know ("cost of services"), by the words of its printed label, in order."""
-        if concept in pq.labels:
-            return self.store.query(doc=doc, pages=pages, label_words=pq.labels[concept].split(),
-                                    **self._period(pq, year))
-        return self.store.query(doc=doc, concept=concept, pages=pages, **self._period(pq, year))
+        what = {"label_words": pq.labels[concept].split()} if concept in pq.labels else \
+            {"concept": concept}
+        facts = self.store.query(doc=doc, pages=pages, **what, **self._period(pq, year))
+        if not facts and pq.year_basis == "calendar" and year in pq.fiscal_of:
+            # columns headed by the fiscal year ("2022" over "At January 1, 2023")
+            facts = self.store.query(doc=doc, pages=pages, **what,
+                                     fiscal_year=pq.fiscal_of[year])
+        return facts
 
     def _statement(self, concept: str) -> str:
         c = self.vocab.concepts.get(concept)
@@ -208,6 +235,10 @@ class Agent:
 
     def _magnitude(self, concept: str) -> bool:
         c = self.vocab.concepts.get(concept)
+        if c is None and concept.startswith(LABEL_PREFIX):
+            # a line item known by its printed label: an expense or cost printed in
+            # parentheses ("Interest and debt expense (475)") is an amount, as in the vocabulary
+            return bool(_COST_WORDS.search(concept[len(LABEL_PREFIX):].replace("_", " ")))
         return bool(c and c.magnitude)
 
     def _compute(self, qid: str, pq: ParsedQuestion, chosen: dict[str, dict],

@@ -95,6 +95,8 @@ class ParsedQuestion:
     year_basis: str = "fiscal"
     # inputs named by a printed label the vocabulary does not know: name -> label phrase
     labels: dict[str, str] = field(default_factory=dict)
+    # calendar year of a dated period -> the fiscal year the question named for it
+    fiscal_of: dict[int, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return {k: v for k, v in self.__dict__.items()}
@@ -143,7 +145,8 @@ _DEFINE = [
     re.compile(r"\bdefine\s+(?P<name>[^.?:;]{1,80}?)\s+as\s*:?\s*(?P<rhs>.+?)"
                r"(?=\.\s+[A-Z]|\.\s*$|\?|$)", re.I | re.S),
     # "X, i.e. A divided by B" / "X: A divided by B": a right-hand side with arithmetic words
-    re.compile(r"(?P<name>[A-Za-z][^.?:;]{2,80}?)\s*(?::|,?\s+i\.e\.,?)\s*(?P<rhs>[^.?;:]*?"
+    re.compile(r"(?P<name>[A-Za-z][^.?:;]{2,80}?)\s*(?::|,?\s+i\.e\.,?|,?\s+(?:taken|measured|"
+               r"computed|calculated)\s+as)\s*(?P<rhs>[^.?;:]*?"
                r"(?:divided\s+by|\s/\s|\bover\b|\bminus\b|\bplus\b|\s\+\s|\bless\b|\btimes\b)"
                r"[^.?;:]*)", re.I | re.S),
 ]
@@ -167,6 +170,7 @@ _ASKED = re.compile(
 _EXPLANATION = re.compile(r",?\s+(?:i\.e\.|(?:using|taking|based\s+on|where|defined\s+as|"
                           r"calculated\s+as|computed\s+as|compared\s+(?:with|to))\b).*$",
                           re.I | re.S)
+_TAKEN_AS = re.compile(r",\s+(?:taken|measured|read)\s+as\s+[^,?]*(?:,|(?=\?)|$)", re.I)
 # "net income/(loss)", "provision/(benefit) for taxes": the alternate names one line item
 _ALTERNATE = re.compile(r"(?<=[A-Za-z])/\s*\([a-z ]{1,20}\)", re.I)
 # adjusted / non-GAAP measures are not on the statements: the structured path leaves them alone
@@ -219,6 +223,8 @@ def asked_phrase(text: str, keep_remarks: bool = False) -> str | None:
         phrase = m["asked"] or m["asked2"]
         if m["pre"] and m["pre"].strip():
             phrase = m["pre"].strip() + " " + phrase
+    # "capex, taken as payments for PP&E, as a % of revenue": the aside ends at its comma
+    phrase = _TAKEN_AS.sub(" ", phrase)
     phrase = _EXPLANATION.sub("", phrase)
     # the company ("for 3M", "for Activision Blizzard") and possessives carry no metric
     phrase = re.sub(r"\s+(?:for|of|at|by)\s+(?:[A-Z0-9][\w&.\-']*\s*)+(?:\([^)]*\)\s*)?$",
@@ -288,7 +294,9 @@ def _operand(phrase: str, ctx: _Context) -> tuple[str, str]:
                 except CalcError:
                     break
     lib = _library_match(norm, ctx.library)
-    terms = ctx.vocab.find_terms(norm)
+    # "income before income tax expense" names no income tax expense: a term right after
+    # "before" / "excluding" qualifies another line item
+    terms = [t for t in ctx.vocab.find_terms(norm) if not _QUALIFYING.search(norm[:t[0]])]
     if lib and terms:
         # a longer line-item name that overlaps the metric's words wins ("cost of sales" over
         # the "sales" of a metric); separate line items ("growth in revenue") do not
@@ -402,12 +410,51 @@ def parse_definition(rhs: str, target: int, vocab: Vocabulary,
     return _expression(rhs, _Context(target, vocab, library or load_library(), {}))[0]
 
 
+_PARENTHESIS = re.compile(r"\(([^()]*)\)")
+_ARITHMETIC = re.compile(r"[/+*=\u00d7\u00f7]|\s-\s|\b(?:divided|over|minus|plus|less|times)\b",
+                         re.I)
+
+
+def date_the_periods(text: str) -> tuple[str, dict[int, int]]:
+    """A fiscal period the question also dates is read by its date: "tax rate for fiscal 2022
+    (52 weeks ended January 28, 2023)" -> "tax rate for , 52 weeks ended January 28, 2023,".
+    A fiscal year's name and its calendar end differ by a year for many retailers, and the
+    date is what the statement headers print. Also returns {the date's year: the fiscal year
+    named}: some filings head their columns with the fiscal year instead ("2022" over "January
+    1, 2023"), which the agent falls back to."""
+    out, last, fiscal_of = [], 0, {}
+    for m in _PARENTHESIS.finditer(text):
+        rest = _DATE_IN_TEXT.sub(" ", m.group(1))
+        if rest == m.group(1) or _ARITHMETIC.search(rest) or len(rest.split()) > 8:
+            continue  # no date, or a definition beside it: "(current assets / ..., Dec 31, 2019)"
+        before = text[last:m.start()]
+        named = list(_FY.finditer(before))
+        if not named or before[named[-1].end():].strip(" ,"):
+            continue  # the parenthesis does not follow a year: a remark, left as it is
+        out.append(before[:named[-1].start()] + ", " + m.group(1).strip() + ",")
+        last = m.end()
+        dated = fiscal_years(list(_DATE_IN_TEXT.finditer(m.group(1)))[-1].group(0))
+        named_year = fiscal_years(named[-1].group(0))
+        if dated and named_year:
+            fiscal_of[dated[-1]] = named_year[-1]
+    return "".join(out) + text[last:], fiscal_of
+
+
+# "What was that balance ...?" after "... carries X as 'settlements receivable'.": the line
+# item is the quoted label
+_BACK_REFERENCE = re.compile(r"\b(?:that|this|the\s+same)\s+(?:balance|figure|amount|line(?:\s+"
+                             r"item)?|item|number|value|account)\b", re.I)
+_QUOTED = re.compile(r"(?:^|(?<=[\s(]))['\u2018\"\u201c]([A-Za-z][A-Za-z ,&\-]{2,60}?)"
+                     r"['\u2019\"\u201d](?=[\s.,;:?)]|$)")
+
+
 def parse_question(text: str, vocab: Vocabulary | None = None,
                    doc_type: str | None = None) -> ParsedQuestion:
     vocab = vocab or Vocabulary.load()
     library = load_library()
     if not text or not text.strip():
         return ParsedQuestion(False, "empty question")
+    text, fiscal_of = date_the_periods(text)
     statements = [k for k, p in _STATEMENT_WORDS if p.search(text)]
     duration = "12M"
     for pattern, dur in _QUARTER:
@@ -445,6 +492,23 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
     if _ADJUSTED.search(text):
         base.reason = "asks for an adjusted (non-GAAP) measure"
         return base
+    if _BACK_REFERENCE.search(asked):
+        quoted = _QUOTED.findall(text)
+        if len(quoted) != 1:
+            base.reason = "the question refers back to a line item it does not quote"
+            return base
+        words = [w for w in normalise_phrase(quoted[0]).split() if w not in _STOP]
+        if not words:
+            base.reason = "no metric or line item recognised"
+            return base
+        target = max(fiscal_years(asked) or years)
+        name = LABEL_PREFIX + "_".join(re.sub(r"[^a-z]", "", w) or "x" for w in words)
+        months = [m.group(1)[:3].capitalize() for m in _DATE_IN_TEXT.finditer(text)]
+        basis = "calendar" if _DATE_IN_TEXT.search(asked) else "fiscal"
+        return ParsedQuestion(True, "", "quoted label", input_name(name, target),
+                              [(name, target)], years, target, duration, statements, "usd",
+                              base.out_scale, base.decimals, months, basis,
+                              {name: " ".join(words)}, fiscal_of)
     asked_years = sorted(set(fiscal_years(asked)))
     target = max(asked_years or years)
     base.target_year = target
@@ -504,7 +568,7 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
     wants_percent = _PERCENT.search(text) is not None or "margin" in asked.lower()
     if unit == "ratio" and wants_percent:
         expression, unit = f"({expression}) * 100", "percent"
-    if unit == "usd" and _RATIO_WORDS.search(asked_core):
+    if unit == "usd" and (_RATIO_WORDS.search(asked_core) or wants_percent):
         # the question asks for a ratio, rate or change, but only a line item was recognised
         base.reason = f"asks for a ratio or change the parser could not build: {asked.strip()!r}"
         return base
@@ -517,10 +581,12 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
     basis = "calendar" if _DATE_IN_TEXT.search(asked) else "fiscal"
     return ParsedQuestion(True, "", metric, expression, inputs, years, target, duration,
                           statements, unit, base.out_scale, base.decimals, months, basis,
-                          {n: p for n, p in labels.items() if any(c == n for c, _ in inputs)})
+                          {n: p for n, p in labels.items() if any(c == n for c, _ in inputs)},
+                          fiscal_of)
 
 
 LABEL_PREFIX = "row_"     # inputs named by a printed label rather than a vocabulary concept
+_QUALIFYING = re.compile(r"\b(?:before|after|excluding|ex|net\s+of)\s*$")
 _STOP = {"the", "a", "an", "of", "and", "for", "in", "on", "at", "to", "from", "its", "total"}
 
 
