@@ -115,6 +115,21 @@ def test_fingap_ask_on_the_built_indexes(project):
     bad = subprocess.run(["fingap", "ask", "capex?", "--method", "nosuch"], cwd=proj, env=env,
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "valid methods" in bad.stderr + bad.stdout
+    # fingap best (the default method) on a question the pipeline never saw: the models of the
+    # fold that held its document out, said in the output
+    out = _run(["fingap", "ask", "How much did ACME spend on capital expenditure in FY2022, "
+                "in USD millions?", "--condition", "oracle_doc", "--doc", "ACME_2022_10K"],
+               proj, env)
+    assert "retrieval: fingap_best -> page_" in out and \
+        "(the fold that held out ACME_2022_10K)" in out
+    assert "answer: $1,577.00 million" in out
+    out = _run(["fingap", "search", "capital expenditure", "--method",
+                "page_scorer_hn_page_order", "-k", "2"], proj, env)
+    assert "fold" in out and "1. " in out and "2. " in out
+    # the statement-table rows, found by meaning through their dense index
+    out = _run(["fingap", "search", "money spent on plant and equipment", "--method",
+                "table_rows_dense", "-k", "3"], proj, env)
+    assert "ACME_2022_10K  page 4" in out
 
 
 def params_methods(proj: Path) -> list[str]:

@@ -155,63 +155,66 @@ def search(
     question: str = typer.Argument(..., help="the question to search for"),
     doc: str = typer.Option(None, "--doc", help="restrict to one document (e.g. 3M_2018_10K)"),
     method: str = typer.Option("bm25", "--method",
-                               help="bm25 or dense (a built chunk index), or table_rows"),
+                               help="any built retrieval method (bm25, dense, fingap_best, "
+                                    "page_scorer, ...), or table_rows / table_rows_dense"),
     k: int = typer.Option(5, "-k", help="number of chunks to show"),
     width: int = typer.Option(300, "--width", help="characters of chunk text to print"),
 ) -> None:
     """Print the top chunks for a question, with doc, page and score."""
-    import numpy as np
-
     from .io import read_jsonl
-    from .params import load_params, section
-    from .pipeline import load_retriever
-    from .steps.ask import TABLE_ROWS, AskError, check_method, check_question
+    from .steps.adhoc import AdHocQuestion, AdHocRetriever
+    from .steps.ask import TABLE_ROWS, TABLE_ROWS_DENSE, AskError, check_method, check_question
 
     try:
         question = check_question(question)
-        if method != TABLE_ROWS:
+        if method not in (TABLE_ROWS, TABLE_ROWS_DENSE):
             check_method(method)
     except AskError as e:
         typer.echo(f"error: {e}", err=True)
         raise typer.Exit(2) from None
-    if method == TABLE_ROWS:
-        _search_table_rows(question, doc, k)
+    if method in (TABLE_ROWS, TABLE_ROWS_DENSE):
+        _search_table_rows(question, doc, k, method)
         return
-    chunks_path, index_dir = Path("data/chunks/chunks.jsonl"), Path(f"data/indexes/{method}")
+    chunks_path = Path("data/chunks/chunks.jsonl")
     if not chunks_path.exists():
         typer.echo(f"error: {chunks_path} missing; run `dvc repro chunk` first", err=True)
         raise typer.Exit(2)
-    params = load_params()
-    retriever = load_retriever(method, section(params, method), index_dir,
-                               Path("data/cache/embeddings.sqlite"))
     chunks = {c["chunk_id"]: c for c in read_jsonl(chunks_path)}
-    allowed = None
-    if doc:
-        rows = np.array([i for i, c in enumerate(retriever.ids) if chunks[c]["doc"] == doc])
-        if len(rows) == 0:
-            typer.echo(f"error: no chunks for document {doc!r}", err=True)
-            raise typer.Exit(2)
-        allowed = {"q": rows}
-    for rank, (cid, score) in enumerate(retriever.search({"q": question}, k, allowed)["q"], 1):
+    if doc and not any(c["doc"] == doc for c in chunks.values()):
+        typer.echo(f"error: no chunks for document {doc!r}", err=True)
+        raise typer.Exit(2)
+    run, prov = AdHocRetriever(method).search([AdHocQuestion("q", question, doc)], k,
+                                              "oracle_doc" if doc else "standard")
+    if "fold" in prov["q"]:
+        typer.echo(f"{method} -> {prov['q']['ran']}, fold {prov['q']['fold']} "
+                   f"({prov['q']['fold_reason']})\n")
+    for rank, (cid, score) in enumerate(run["q"], 1):
         c = chunks[cid]
         text = " ".join(c["text"].split())[:width]
         typer.echo(f"{rank}. {c['doc']}  page {c['page']}  score {score:.4f}  [{cid}]\n   {text}\n")
 
 
-def _search_table_rows(question: str, doc: str | None, k: int) -> None:
-    """Top statement-table rows for a question (BM25 over "statement | periods | label |
-    cells"), with doc and page."""
+def _search_table_rows(question: str, doc: str | None, k: int, method: str) -> None:
+    """Top statement-table rows for a question ("statement | periods | label | cells"), by BM25
+    (``table_rows``) or by the chunk encoder (``table_rows_dense``), with doc and page."""
     import numpy as np
 
     from .io import read_jsonl
-    from .retrievers.bm25 import BM25Retriever
+    from .params import load_params, section
+    from .pipeline import load_retriever
+    from .steps.ask import TABLE_ROWS_DENSE
 
-    index, rows_path = Path("data/facts/rows_bm25"), Path("data/facts/table_rows.jsonl")
+    kind = "dense" if method == TABLE_ROWS_DENSE else "bm25"
+    index = (Path("data/indexes/table_rows_dense") if kind == "dense"
+             else Path("data/facts/rows_bm25"))
+    rows_path = Path("data/facts/table_rows.jsonl")
     if not index.is_dir() or not rows_path.exists():
-        typer.echo(f"error: {index} missing; run `dvc repro tables` first", err=True)
+        stage = "index_table_rows" if kind == "dense" else "tables"
+        typer.echo(f"error: {index} missing; run `dvc repro {stage}` first", err=True)
         raise typer.Exit(2)
     rows = {r["row_id"]: r for r in read_jsonl(rows_path)}
-    retriever = BM25Retriever.load(index)
+    retriever = load_retriever(kind, section(load_params(), kind) if kind == "dense" else {},
+                               index)
     allowed = None
     if doc:
         ids = np.array([i for i, r in enumerate(retriever.ids) if rows[r]["doc"] == doc])
@@ -280,7 +283,9 @@ def ask(
     out: str = typer.Option(None, "--out", help="answers JSONL (with --questions)"),
     condition: str = typer.Option("standard", "--condition",
                                   help="standard, oracle_doc or oracle_page"),
-    method: str = typer.Option("bm25", "--method", help="retrieval method with an index"),
+    method: str = typer.Option("fingap_best", "--method",
+                               help="built retrieval method: fingap_best, bm25, dense, "
+                                    "page_scorer, ..."),
     doc: str = typer.Option(None, "--doc", help="the question's document (oracle_doc)"),
     k: int = typer.Option(5, "-k", help="pages retrieved"),
 ) -> None:

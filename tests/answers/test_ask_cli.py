@@ -69,7 +69,9 @@ def test_search_rejects_empty_question_and_unknown_method(workdir):
     r = runner.invoke(app, ["search", "capex", "--method", "nosuch"])
     assert r.exit_code == 2 and "valid methods" in r.output
     r = runner.invoke(app, ["search", "capex", "--method", "dense"])
-    assert r.exit_code == 2 and "no index" in r.output
+    assert r.exit_code == 2 and "not built here" in r.output and "index@dense" in r.output
+    r = runner.invoke(app, ["search", "capex", "--method", "fingap_best"])
+    assert r.exit_code == 2 and "not built here" in r.output
 
 
 def test_facts_query(workdir):
@@ -77,6 +79,40 @@ def test_facts_query(workdir):
     assert r.exit_code == 0 and "(1,577)" in r.output and "[capex]" in r.output
     r = runner.invoke(app, ["facts"])
     assert r.exit_code == 2
+
+
+def _write_table_rows(workdir, store) -> list[dict]:
+    from collections import defaultdict
+
+    from fingap.steps.tables import serialise_row
+
+    rows = defaultdict(list)
+    for f in store.iter_all():
+        f["table"], f["column"] = f["tbl"], f["col"]
+        rows[(f["doc"], f["page"], f["tbl"], f["label"])].append(f)
+    records = [{"row_id": f"r{i}", "doc": d, "page": p, "text": serialise_row(fs)}
+               for i, ((d, p, _, _), fs) in enumerate(rows.items())]
+    with open(workdir / "data/facts/table_rows.jsonl", "w") as fh:
+        fh.writelines(json.dumps(r) + "\n" for r in records)
+    return records
+
+
+def test_search_table_rows_dense(workdir, statement_store):
+    from fingap.steps.table_rows_index import run_table_rows_index
+
+    store, _ = statement_store
+    records = _write_table_rows(workdir, store)
+    r = runner.invoke(app, ["search", "capex", "--method", "table_rows_dense"])
+    assert r.exit_code == 2 and "dvc repro index_table_rows" in r.output
+    dense = {"model": "minilm", "max_seq_length": 64, "precision": "fp32", "batch_size": 8}
+    (workdir / "params.yaml").write_text(json.dumps({"dense": dense}))
+    stats = run_table_rows_index(dense, workdir / "data/facts/table_rows.jsonl",
+                                 workdir / "data/indexes/table_rows_dense")
+    assert stats["n_rows"] == len(records)
+    r = runner.invoke(app, ["search", "purchases of property, plant and equipment", "--method",
+                            "table_rows_dense", "-k", "1"])
+    assert r.exit_code == 0, r.output
+    assert f"{DOC}  page 1" in r.output and "(1,577)" in r.output
 
 
 def test_search_table_rows(workdir, statement_store):

@@ -5,9 +5,11 @@ Pages come from the chosen condition:
   ``extract`` and ``tables`` stages;
 - ``oracle_doc``: the retriever restricted to the question's ``doc_name``;
 - ``standard``: the retriever over the whole corpus.
-Retrieval methods are those with a chunk index under ``data/indexes`` (``bm25`` and ``dense``
-need no training). The LLM path (questions that are not figure questions, or whose figures
-cannot be grounded) calls the configured ``llm`` of params.yaml, lazily, once per question.
+Retrieval methods (:mod:`fingap.steps.adhoc`): ``fingap_best`` by default, ``bm25`` and
+``dense`` (no training), or any built page-then-chunk method; a per-fold model is chosen
+deterministically and the record says which (``retrieval``). The LLM path (questions that
+are not figure questions, or whose figures cannot be grounded) calls the configured ``llm``
+of params.yaml, lazily, once per question.
 """
 
 from __future__ import annotations
@@ -16,21 +18,19 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-import numpy as np
-
 from ..answers.agent import Agent, AnswerRecord
 from ..answers.fact_store import FactStore
 from ..conditions import CONDITIONS
 from ..io import JsonlError, read_jsonl, write_jsonl
-from ..params import load_params, section
+from ..params import load_params
+from . import adhoc
 from .answer import gold_pages_of, load_page_texts, load_question_file
 
-RETRIEVERS = ("bm25", "dense")
 TABLE_ROWS = "table_rows"   # BM25 over statement-table rows (the tables stage), search only
+TABLE_ROWS_DENSE = "table_rows_dense"  # the same rows embedded (index_table_rows), search only
 PAGES = Path("data/pages/pages.jsonl")
 FACTS = Path("data/facts/facts.sqlite")
 CHUNKS = Path("data/chunks/chunks.jsonl")
-INDEXES = Path("data/indexes")
 
 
 class AskError(ValueError):
@@ -43,41 +43,27 @@ def check_question(question: str | None) -> str:
     return question.strip()
 
 
-def available_methods(index_dir: Path = INDEXES) -> list[str]:
-    return [m for m in RETRIEVERS if (index_dir / m).is_dir()]
-
-
-def check_method(method: str, index_dir: Path = INDEXES) -> str:
-    if method not in RETRIEVERS:
-        raise AskError(f"unknown method {method!r}; valid methods: {', '.join(RETRIEVERS)}")
-    if method not in available_methods(index_dir):
-        built = available_methods(index_dir)
-        raise AskError(f"method {method!r} has no index under {index_dir}; run `dvc repro "
-                       f"index@{method}`" + (f" (built: {', '.join(built)})" if built else ""))
-    return method
+def check_method(method: str) -> str:
+    try:
+        return adhoc.check_method(method)
+    except adhoc.AdHocError as e:
+        raise AskError(str(e)) from None
 
 
 class PageRetriever:
-    """Top-k distinct pages of a chunk retriever, optionally inside one document."""
+    """Top-k distinct pages of a built retrieval method, for any questions."""
 
     def __init__(self, method: str):
-        from ..pipeline import load_retriever
-
-        params = load_params()
-        self.retriever = load_retriever(method, section(params, method), INDEXES / method,
-                                        Path("data/cache/embeddings.sqlite"))
+        self.retriever = adhoc.AdHocRetriever(check_method(method))
         self.chunks = {c["chunk_id"]: (c["doc"], int(c["page"])) for c in read_jsonl(CHUNKS)}
 
-    def pages(self, question: str, k: int, doc: str | None = None) -> list[tuple[str, int]]:
-        allowed = None
-        if doc:
-            rows = np.array([i for i, c in enumerate(self.retriever.ids)
-                             if self.chunks[c][0] == doc], dtype=np.int64)
-            if len(rows) == 0:
-                raise AskError(f"no chunks for document {doc!r}")
-            allowed = {"q": rows}
-        hits = self.retriever.search({"q": question}, 4 * k, allowed)["q"]
-        return list(dict.fromkeys(self.chunks[c] for c, _ in hits))[:k]
+    def pages(self, questions: list[adhoc.AdHocQuestion], k: int, condition: str
+              ) -> tuple[dict[str, list[tuple[str, int]]], dict[str, dict]]:
+        """({qid: pages}, {qid: provenance}); k pages from the top 4k chunks."""
+        run, prov = self.retriever.search(questions, 4 * k, condition)
+        pages = {q.id: list(dict.fromkeys(self.chunks[c] for c, _ in run.get(q.id, [])))[:k]
+                 for q in questions}
+        return pages, prov
 
 
 def _llm_answer(question: str, pages: list[tuple[str, int]], texts: dict) -> Callable[[], str]:
@@ -120,11 +106,12 @@ def ask_one(question: str, condition: str, method: str, k: int, doc: str | None)
         raise AskError("--condition oracle_doc needs --doc")
     _check_inputs(condition, method)
     texts = load_page_texts(PAGES)
-    pages = PageRetriever(method).pages(question, k, doc)
+    q = adhoc.AdHocQuestion("q", question, doc)
+    pages, prov = PageRetriever(method).pages([q], k, condition)
     with FactStore(FACTS) as store:
-        rec = _agent(texts, store).answer("q", question, pages,
-                                          _llm_answer(question, pages, texts), doc_hint=doc)
-    return rec.to_dict() | {"method": method, "condition": condition}
+        rec = _agent(texts, store).answer("q", question, pages["q"],
+                                          _llm_answer(question, pages["q"], texts), doc_hint=doc)
+    return rec.to_dict() | {"method": method, "condition": condition, "retrieval": prov["q"]}
 
 
 def ask_file(path: Path, out: Path | None, condition: str, method: str, k: int) -> int:
@@ -143,22 +130,24 @@ def ask_file(path: Path, out: Path | None, condition: str, method: str, k: int) 
             raise AskError(f"{path}: question {r['financebench_id']}: --condition oracle_doc "
                            "needs doc_name")
     texts = load_page_texts(PAGES)
-    retriever = PageRetriever(method) if condition != "oracle_page" else None
+    if condition == "oracle_page":
+        pages = {r["financebench_id"]: gold_pages_of(r) for r in rows}
+        prov: dict[str, dict] = {qid: {"method": None} for qid in pages}
+    else:
+        # the document names the fold under every condition; it restricts only oracle_doc
+        qs = [adhoc.AdHocQuestion(r["financebench_id"], r["question"], r.get("doc_name"))
+              for r in rows]
+        pages, prov = PageRetriever(method).pages(qs, k, condition)
     records: list[dict] = []
     with FactStore(FACTS) as store:
         agent = _agent(texts, store)
         for r in rows:
-            q = r["question"]
-            if retriever is None:
-                pages = gold_pages_of(r)
-            else:
-                doc = r.get("doc_name") if condition == "oracle_doc" else None
-                pages = retriever.pages(q, k, doc)
+            qid, q = r["financebench_id"], r["question"]
             hint = r.get("doc_name") if condition != "standard" else None
-            rec: AnswerRecord = agent.answer(r["financebench_id"], q, pages,
-                                             _llm_answer(q, pages, texts), doc_hint=hint)
-            records.append(rec.to_dict() | {"method": None if retriever is None else method,
-                                             "condition": condition})
+            rec: AnswerRecord = agent.answer(qid, q, pages[qid],
+                                             _llm_answer(q, pages[qid], texts), doc_hint=hint)
+            records.append(rec.to_dict() | {"method": prov[qid]["method"],
+                                             "condition": condition, "retrieval": prov[qid]})
     if out is not None:
         write_jsonl(out, records)
     else:
@@ -169,6 +158,7 @@ def ask_file(path: Path, out: Path | None, condition: str, method: str, k: int) 
 
 def format_record(rec: dict) -> str:
     lines = [f"answer: {rec['answer'] or '(withheld)'}",
+             *([f"retrieval: {_provenance(rec['retrieval'])}"] if rec.get("retrieval") else []),
              f"path: {rec['path']}" + (f"  (structured path not taken: {rec['reason']})"
                                        if rec["reason"] else "")]
     if rec["formula"]:
@@ -181,3 +171,14 @@ def format_record(rec: dict) -> str:
     lines.append("verified: " + ("yes" if rec["verified"] else
                                  "NO - " + "; ".join(gate.get("reasons", []))))
     return "\n".join(lines)
+
+
+def _provenance(prov: dict) -> str:
+    if prov.get("method") is None:
+        return "gold pages (oracle_page)"
+    out = prov["method"]
+    if prov.get("ran") and prov["ran"] != prov["method"]:
+        out += f" -> {prov['ran']}"
+    if "fold" in prov:
+        out += f", fold {prov['fold']} ({prov['fold_reason']})"
+    return out

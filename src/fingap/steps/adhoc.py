@@ -1,0 +1,190 @@
+"""Retrieval for questions the pipeline did not evaluate (``fingap ask``, ``fingap search``).
+
+The same methods as the pipeline's runs, from the indexes and models ``dvc repro`` built:
+- ``bm25`` and ``dense``: the chunk indexes (no training);
+- the page-then-chunk methods (``page_scorer``, ``page_scorer_hn_page_order``, ...) and the
+  other first-stage methods of :mod:`fingap.zoo_steps` whose inputs are indexes and models only;
+- ``fingap_best``: the method ``select_best`` chose for the question's fold.
+
+A trained page scorer is one model per cross-validation fold. A question the pipeline evaluated
+keeps its own fold (whose models never saw its document). Any other question gets, in this
+order: the fold that held out its ``doc_name``, else fold 0. The choice is deterministic, and
+every result says which fold and why. Methods that need per-question LLM passages (HyDE) or a
+trained reranker per fold are not offered here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..corpus import Evidence, Question
+from ..folds import fold_of_question
+from ..io import read_json
+from ..params import load_params
+from ..runs import Run
+from ..zoo_steps import METHODS, PATHS, Context
+
+CHUNK_METHODS = ("bm25", "dense")
+BEST = "fingap_best"
+RUNS = Path("data/runs")
+BEST_SELECTION = Path("reports/best_selection.json")
+# zoo methods that read LLM passages made for the evaluated questions only, a per-fold
+# trained reranker, or weights these machines lack
+_NOT_AD_HOC = {"hyde", "multi_hyde", "dense_multi_hyde_reranker", "page_scorer_multi_hyde",
+               "dense_reranker", "page_scorer_reranker", "bge_m3_all_three"}
+PAGE_METHODS = {
+    # Algorithm 1 (the retrieve_pages stage): dense chunks on the page scorer's top-P pages
+    "page_scorer": lambda c, cond: c.page_scorer_run(cond, c.k),
+    "page_scorer_hn": lambda c, cond: c.page_scorer_run(
+        cond, c.k, ranked=c.ranked_pages(cond, variant="hn")),
+} | {name: fn for name, fn in METHODS.items() if name not in _NOT_AD_HOC}
+FOLDED = ("page_", "fingap_best")  # methods whose models are per fold
+
+
+class AdHocError(ValueError):
+    """A method or question that ad-hoc retrieval cannot serve; the message says why."""
+
+
+@dataclass
+class AdHocQuestion:
+    id: str
+    text: str
+    doc: str | None = None                      # restricts retrieval under oracle_doc
+    pages: list[tuple[str, int]] = field(default_factory=list)  # gold pages (oracle_page)
+
+    def as_question(self) -> Question:
+        return Question(id=self.id, company="", doc=self.doc or "", doc_type="",
+                        question_type="", question_reasoning="", question=self.text, answer="",
+                        evidence=[Evidence(doc=d, page=p, text="", full_page="")
+                                  for d, p in self.pages])
+
+
+def method_is_built(method: str, runs_dir: Path = RUNS, index_dir: Path = PATHS["indexes"]
+                    ) -> bool:
+    if method in CHUNK_METHODS:
+        return (index_dir / method).is_dir()
+    if method == BEST:
+        return BEST_SELECTION.exists() and (runs_dir / BEST).is_dir()
+    return method in PAGE_METHODS and (runs_dir / method).is_dir()
+
+
+def known_methods() -> list[str]:
+    return [*CHUNK_METHODS, BEST, *sorted(PAGE_METHODS)]
+
+
+def built_methods() -> list[str]:
+    return [m for m in known_methods() if method_is_built(m)]
+
+
+def check_method(method: str) -> str:
+    if method not in known_methods():
+        raise AdHocError(f"unknown method {method!r}; valid methods: "
+                         f"{', '.join(known_methods())}")
+    if not method_is_built(method):
+        built = built_methods()
+        hint = ("`dvc repro index@" + method + "`" if method in CHUNK_METHODS
+                else f"`dvc repro` (the {method} run and the models it reads)")
+        raise AdHocError(f"method {method!r} is not built here; run {hint}"
+                         + (f" (built: {', '.join(built)})" if built else ""))
+    return method
+
+
+def choose_fold(qid: str, doc: str | None, folds: dict) -> tuple[int, str]:
+    """(fold, why): the model fold that scores a question (see the module docstring)."""
+    own = fold_of_question(folds)
+    if qid in own:
+        return own[qid], "the question's own cross-validation fold"
+    for f in folds["folds"]:
+        if doc and doc in f["test_docs"]:
+            return f["fold"], f"the fold that held out {doc}"
+    first = min(f["fold"] for f in folds["folds"])
+    return first, f"fixed fold {first} (no fold held out this question's document)"
+
+
+class _AdHocContext(Context):
+    """The pipeline's method context over other questions, each scored by a chosen fold."""
+
+    def __init__(self, params: dict, questions: list[Question], fold_of: dict[str, int], k: int):
+        super().__init__(params)
+        self.questions = questions
+        self.queries = {q.id: q.question for q in questions}
+        self.k = k
+        self._fold_of = fold_of
+
+    def ranked_pages(self, cond: str, top: int | None = None, variant: str = "trained") -> dict:
+        from ..page_scorer_steps import rank_pages
+
+        suffix = "_hn" if variant == "hn" else ""
+        top = top or self._P()
+        key = ("ranked", cond, top, variant)
+        if key not in self._cache:
+            by_fold: dict[int, list[str]] = {}
+            for qid, f in self._fold_of.items():
+                by_fold.setdefault(f, []).append(qid)
+            folds = {"folds": [{"fold": f, "test_questions": q} for f, q in by_fold.items()]}
+            self._cache[key] = rank_pages("trained", self.paths["page_index" + suffix], folds,
+                                          self.questions, self.params["page_scorer_train"],
+                                          self.paths["page_models" + suffix], cond, top)
+        return self._cache[key]
+
+
+class AdHocRetriever:
+    """Top chunks of one built method for any questions, under a condition."""
+
+    def __init__(self, method: str, params: dict | None = None):
+        self.method = check_method(method)
+        self.params = params if params is not None else load_params()
+        self._chunk_retriever = None
+        self._selection = read_json(BEST_SELECTION) if method == BEST else None
+
+    def search(self, questions: list[AdHocQuestion], k: int, condition: str) -> tuple[Run, dict]:
+        """(run, provenance): ``provenance[qid]`` names the method and fold actually used."""
+        if self.method in CHUNK_METHODS:
+            return self._chunk_search(questions, k, condition), {
+                q.id: {"method": self.method} for q in questions}
+        folds = read_json(PATHS["folds"])
+        chosen = {q.id: choose_fold(q.id, q.doc, folds) for q in questions}
+        resolved = {q.id: self._resolve(chosen[q.id][0]) for q in questions}
+        run: Run = {}
+        for method in sorted(set(resolved.values())):
+            qs = [q for q in questions if resolved[q.id] == method]
+            ctx = _AdHocContext(self.params, [q.as_question() for q in qs],
+                                {q.id: chosen[q.id][0] for q in qs}, k)
+            run.update(PAGE_METHODS[method](ctx, condition))
+        prov = {q.id: {"method": self.method, "ran": resolved[q.id], "fold": chosen[q.id][0],
+                       "fold_reason": chosen[q.id][1]} for q in questions}
+        return run, prov
+
+    def _resolve(self, fold: int) -> str:
+        """The method that runs for a fold: fingap best's choice, or, when that choice needs
+        inputs made for the evaluated questions only (HyDE passages, a per-fold reranker run),
+        the best candidate on the same inner score that can run here."""
+        if self._selection is None:
+            return self.method
+        chosen = self._selection["folds"][str(fold)]
+        if chosen["method"] in PAGE_METHODS:
+            return chosen["method"]
+        inner = chosen.get("inner") or {}
+        servable = [m for m in inner if m in PAGE_METHODS and method_is_built(m)]
+        if not servable:
+            raise AdHocError(f"fingap best chose {chosen['method']} for fold {fold}, which "
+                             "cannot score new questions, and no other candidate is built")
+        return max(servable, key=lambda m: (inner[m], m))
+
+    def _chunk_search(self, questions: list[AdHocQuestion], k: int, condition: str) -> Run:
+        from ..conditions import allowed_rows
+        from ..io import read_jsonl
+        from ..params import section
+        from ..pipeline import load_retriever
+
+        if self._chunk_retriever is None:
+            r = load_retriever(self.method, section(self.params, self.method),
+                               PATHS["indexes"] / self.method, PATHS["cache"])
+            chunks = {c["chunk_id"]: c for c in read_jsonl(PATHS["chunks"])}
+            self._chunk_retriever = (r, [chunks[i]["doc"] for i in r.ids],
+                                     [chunks[i]["page"] for i in r.ids])
+        r, docs, pages = self._chunk_retriever
+        qs = [q.as_question() for q in questions]
+        allowed = allowed_rows(condition, qs, docs, pages)
+        return r.search({q.id: q.question for q in qs}, k, allowed)

@@ -1,0 +1,65 @@
+"""Ad-hoc retrieval (fingap.steps.adhoc): which fold's models score a new question, and the
+method checks."""
+
+import pytest
+
+from fingap.steps.adhoc import AdHocError, AdHocQuestion, check_method, choose_fold, known_methods
+
+FOLDS = {"n_folds": 3, "folds": [
+    {"fold": 0, "test_docs": ["A_2020_10K"], "test_questions": ["q1"], "train_docs": []},
+    {"fold": 1, "test_docs": ["B_2021_10Q"], "test_questions": ["q2", "q3"], "train_docs": []},
+    {"fold": 2, "test_docs": ["C_2022_8K"], "test_questions": ["q4"], "train_docs": []},
+]}
+
+
+def test_an_evaluated_question_keeps_its_own_fold():
+    assert choose_fold("q4", "A_2020_10K", FOLDS) == (2, "the question's own cross-validation fold")
+
+
+def test_a_new_question_on_a_known_document_gets_the_fold_that_held_it_out():
+    fold, why = choose_fold("new", "B_2021_10Q", FOLDS)
+    assert fold == 1 and "held out B_2021_10Q" in why
+
+
+def test_a_new_question_elsewhere_gets_the_fixed_first_fold():
+    assert choose_fold("new", None, FOLDS)[0] == 0
+    assert choose_fold("new", "Z_2019_10K", FOLDS)[0] == 0
+    assert "fixed fold 0" in choose_fold("new", "Z_2019_10K", FOLDS)[1]
+
+
+def test_methods_offered_and_checked(tmp_path, monkeypatch):
+    methods = known_methods()
+    assert methods[:3] == ["bm25", "dense", "fingap_best"]
+    assert "page_scorer" in methods and "page_scorer_hn_page_order" in methods
+    assert "hyde" not in methods  # needs LLM passages made for the evaluated questions only
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(AdHocError, match="valid methods: bm25, dense, fingap_best"):
+        check_method("nosuch")
+    with pytest.raises(AdHocError, match="not built here"):
+        check_method("page_scorer")
+    (tmp_path / "data/runs/page_scorer").mkdir(parents=True)
+    assert check_method("page_scorer") == "page_scorer"
+
+
+def test_ad_hoc_question_conditions():
+    q = AdHocQuestion("x", "capex?", "A_2020_10K", [("A_2020_10K", 3)]).as_question()
+    assert q.gold_docs == ["A_2020_10K"] and q.gold_pages == [("A_2020_10K", 3)]
+
+
+def test_fingap_best_substitutes_a_choice_that_cannot_score_new_questions(tmp_path, monkeypatch):
+    import json
+
+    from fingap.steps.adhoc import AdHocRetriever
+
+    monkeypatch.chdir(tmp_path)
+    for m in ("fingap_best", "page_scorer", "page_scorer_hn_page_order", "page_scorer_reranker"):
+        (tmp_path / "data/runs" / m).mkdir(parents=True)
+    (tmp_path / "reports").mkdir()
+    inner = {"page_scorer_reranker": 0.6, "page_scorer_hn_page_order": 0.5,
+             "page_scorer": 0.4, "page_hybrid": 0.55}  # page_hybrid: not built here
+    (tmp_path / "reports/best_selection.json").write_text(json.dumps({"folds": {
+        "0": {"method": "page_scorer_reranker", "inner": inner},
+        "1": {"method": "page_scorer", "inner": inner}}}))
+    r = AdHocRetriever("fingap_best", params={})
+    assert r._resolve(0) == "page_scorer_hn_page_order"  # best servable, built candidate
+    assert r._resolve(1) == "page_scorer"
