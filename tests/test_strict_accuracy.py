@@ -22,6 +22,10 @@ def test_gold_numbers_skip_years_and_labels():
     assert [g[0] for g in gold_numbers("In FY2019 the CCC was -3.7 days (Q4 2019)")] == [-3.7]
     assert single_number_gold("$1577.00") and not single_number_gold("$32,765 million; $9.09")
     assert not single_number_gold("Yes, the company is capital intensive.")
+    # an amount that reads like a year is an amount
+    assert [g[0] for g in gold_numbers("$2014.3")] == [2014.3]
+    assert [g[0] for g in gold_numbers("$2010 million in FY2019")] == [2010.0]
+    assert strict_match(2014.3, "$2014.3") and not strict_match(0.3, "$2014.3")
 
 
 def test_first_new_number_skips_numbers_of_the_question():

@@ -19,8 +19,9 @@ import re
 
 from .answer_metrics import extract_numbers
 
-_YEAR_LABEL = re.compile(r"\b(?:FY|fiscal\s+(?:year\s+)?)?'?(?:19|20)\d{2}\b|\bFY\s?'?\d{2}\b|"
-                         r"\bQ[1-4]\b|\bH[12]\b", re.I)
+# a year is no amount: "$2014.3", "2019.5 days" and "$2010 million" keep their numbers
+_YEAR_LABEL = re.compile(r"\b(?:FY|fiscal\s+(?:year\s+)?)?'?(?<![$\d.,])(?:19|20)\d{2}\b(?![.,]\d)|"
+                         r"\bFY\s?'?\d{2}\b|\bQ[1-4]\b|\bH[12]\b", re.I)
 _SCALED_NUMBER = re.compile(
     r"\(?-?[$€£]?\s?\d[\d,]*(?:\.\d+)?\)?\s*(?:%|percent)?(?:\s*(?P<scale>thousand|million|"
     r"billion|trillion|[kmb]n?)\b)?", re.I)

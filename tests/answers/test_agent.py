@@ -141,3 +141,17 @@ def test_a_dated_period_falls_back_to_fiscal_year_headers(statement_store):
         "q", "What were ACME's total current assets at the end of fiscal 2022 (January 1, "
              "2023)? USD millions.", [(DOC, 2)], llm_answer="")
     assert rec.path == "structured" and rec.value == 14000.0, rec.reason
+
+
+def test_the_row_the_questions_words_describe_is_preferred():
+    from fingap.answers.agent import rank_facts
+    from fingap.answers.question import ParsedQuestion
+
+    plain = _fact(1, "income", 1058.0, rank=0) | {"label_norm": "net income"}
+    attributable = _fact(2, "income", 1048.0, rank=2) | {
+        "label_norm": "net income attributable to foo plc"}
+    pq = ParsedQuestion(True)
+    assert rank_facts([plain, attributable], pq, "income", {})[0]["id"] == 1
+    got = rank_facts([plain, attributable], pq, "income", {},
+                     phrase="net income attributable to foo plc grow")
+    assert got[0]["id"] == 2

@@ -221,3 +221,45 @@ def test_taken_as_asides_and_qualified_terms():
 def test_a_percentage_asked_but_only_an_amount_built_falls_back():
     p = parse_question("What was Foo's FY2022 capex, in percent?")
     assert not p.figure and "ratio or change" in p.reason
+
+
+def test_a_defined_name_stands_for_its_whole_definition():
+    p = parse_question("Foo interest coverage for FY2023: EBIT divided by interest expense, with "
+                       "EBIT taken as income before income taxes plus interest expense. Two "
+                       "decimals.")
+    vals = {"pretax_income__fy2023": 90, "interest_expense__fy2023": 10}
+    assert p.figure and evaluate(p.expression, vals) == pytest.approx(10.0)  # (90 + 10) / 10
+
+
+def test_times_365_share_of_and_days():
+    p = parse_question("Foo days inventory outstanding for fiscal 2015: average inventories "
+                       "(2014 and 2015) over cost of sales, x 365. Days, one decimal.")
+    vals = {"inventory__fy2014": 10, "inventory__fy2015": 30, "cogs__fy2015": 365}
+    assert p.unit == "days" and evaluate(p.expression, vals) == pytest.approx(20.0)
+    p = parse_question("Foo Q1 2023: capital spending as a share of net revenue? Percent.")
+    assert p.unit == "percent" and {c for c, _ in p.inputs} == {"capex", "revenue"}
+    # days asked, but what was built is no day count: no answer rather than a wrong one
+    p = parse_question("Foo FY2022 inventory turnover in days, inventory over cost of sales? "
+                       "Define inventory turnover as inventory divided by cost of sales.")
+    assert not p.figure and "days" in p.reason
+
+
+def test_a_definition_of_the_asked_line_item_in_other_words():
+    p = parse_question("How much inventory did Foo carry at June 30, 2023? Total inventories, "
+                       "net, i.e. raw materials and supplies plus work in process and finished "
+                       "goods, in USD millions.")
+    assert p.figure and "+" in p.expression and set(p.labels.values()) == {
+        "raw materials supplies", "work process finished goods"}
+
+
+def test_parts_listed_in_words_are_not_replaced_by_a_formula():
+    p = parse_question("Foo cash conversion cycle for 2019; DIO and DPO on total cost of "
+                       "revenues, i.e. product costs, game operations and distribution costs. "
+                       "Days.")
+    assert not p.figure and "lists the parts" in p.reason
+
+
+def test_the_questions_words_for_a_line_item_are_kept():
+    p = parse_question("By what percentage did net income attributable to Foo plc grow in "
+                       "fiscal 2023 versus fiscal 2022?")
+    assert p.phrases["net_income"].startswith("net income attributable to foo plc")

@@ -34,6 +34,7 @@ from .question import LABEL_PREFIX, ParsedQuestion, parse_question
 
 GATE_MODES = ("flag", "abstain")
 _COST_WORDS = re.compile(r"\b(?:expenses?|costs?)\b")
+_STOP_WORDS = {"the", "a", "an", "of", "and", "to", "for", "in", "on", "at", "by", "from"}
 DEFAULT_DECIMALS = {"usd": 2, "usd_per_share": 2, "ratio": 2, "percent": 2, "days": 2}
 
 
@@ -86,8 +87,8 @@ PRIMARY_STATEMENTS = ("income", "balance_sheet", "cash_flow")
 
 def rank_facts(facts: list[dict], pq: ParsedQuestion, concept_statement: str,
                page_rank: dict[tuple[str, int], int],
-               anchor: tuple[str, int, int] | None = None, magnitude: bool = False
-               ) -> list[dict]:
+               anchor: tuple[str, int, int] | None = None, magnitude: bool = False,
+               phrase: str = "") -> list[dict]:
     """Candidate facts for one input, best first (see the module docstring). ``anchor``
     (doc, page, table): where the same line item of another year was found; the same table
     first, so a change or an average compares like with like."""
@@ -100,6 +101,7 @@ def rank_facts(facts: list[dict], pq: ParsedQuestion, concept_statement: str,
               # a cash-flow row named like a balance ("Inventories") is its change, no balance
               and not (concept_statement == "balance_sheet" and f["statement"] == "cash_flow")]
     months = set(pq.months)
+    words = set(phrase.split()) - _STOP_WORDS
     # a column whose period end the question names ("as of July 29, 2023") first; among equal
     # candidates the leftmost column, where filings print the latest period
     return sorted(usable, key=lambda f: (
@@ -110,6 +112,8 @@ def rank_facts(facts: list[dict], pq: ParsedQuestion, concept_statement: str,
         # an outflow (capex, dividends) is printed in parentheses on the cash-flow statement; a
         # positive row of the same name is a disclosure ("..., accrued but unpaid")
         magnitude and f["statement"] == "cash_flow" and f["value"] > 0,
+        # the row the question's own words describe best ("net income attributable to Foo")
+        -len(words & set(f["label_norm"].split())),
         f["concept_rank"] if f["concept_rank"] is not None else 99,
         page_rank.get((f["doc"], f["page"]), 10_000), len(f["label_norm"]), f["col"], f["id"]))
 
@@ -170,7 +174,7 @@ class Agent:
                 statement = self._statement(concept)
                 facts = self._lookup(pq, concept, year, pages=pages)
                 ranked = rank_facts(facts, pq, statement, page_rank, anchors.get(concept),
-                                    self._magnitude(concept))
+                                    self._magnitude(concept), pq.phrases.get(concept, ""))
                 if ranked:
                     key = (ranked[0]["doc"], ranked[0]["page"])
                     chosen[name] = ranked[0] | {
@@ -195,7 +199,8 @@ class Agent:
             for doc in docs:
                 ranked = [f for f in rank_facts(self._lookup(pq, concept, year, doc=doc),
                                                 pq, statement, page_rank,
-                                                magnitude=self._magnitude(concept))
+                                                magnitude=self._magnitude(concept),
+                                                phrase=pq.phrases.get(concept, ""))
                           if (f["doc"], f["page"]) not in page_rank]
                 if ranked and (missing or ranked[0]["statement"] == statement):
                     found = ranked[0]

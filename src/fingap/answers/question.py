@@ -27,7 +27,7 @@ reason is recorded and the agent sends it to the LLM path.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .calculator import CalcError, names_in, parse_expression
 from .formulas import Metric, expand, input_name, load_library, split_input_name
@@ -67,7 +67,7 @@ _STATEMENT_WORDS = [
                           r"earnings)|\bp&l\b|profit\s+and\s+loss", re.I)),
 ]
 _OPERATORS = re.compile(r"(\s+-\s+|\s+minus\s+|\s+less\s+|\s+plus\s+|\s+divided\s+by\s+|"
-                        r"\s+over\s+|\s+times\s+|\s+multiplied\s+by\s+|(?<=\d)\s+x\s+|"
+                        r"\s+over\s+|\s+times\s+|\s+multiplied\s+by\s+|(?<=\d)\s+x\s+|\s+x\s+(?=\d)|"
                         r"[/+*\u00d7\u00f7()])",
                         re.I)
 _OPERATOR_MAP = {"-": "-", "minus": "-", "less": "-", "plus": "+", "divided by": "/",
@@ -97,6 +97,8 @@ class ParsedQuestion:
     labels: dict[str, str] = field(default_factory=dict)
     # calendar year of a dated period -> the fiscal year the question named for it
     fiscal_of: dict[int, int] = field(default_factory=dict)
+    # vocabulary concept -> the question's words for it (see _Context.phrases)
+    phrases: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return {k: v for k, v in self.__dict__.items()}
@@ -142,6 +144,9 @@ def _library_match(text: str, library: dict[str, Metric]) -> tuple[Metric, int, 
 _DEFINE = [
     re.compile(r"(?P<name>[A-Za-z][^.?:;]{1,80}?)\s+(?:is|are)\s+(?:defined|calculated|computed)"
                r"\s+as\s*:?\s*(?P<rhs>.+?)(?=\.\s+[A-Z]|\.\s*$|\?|$)", re.S),
+    # "..., with EBIT taken as income before taxes plus interest expense"
+    re.compile(r"\b(?:with|where)\s+(?P<name>[A-Za-z][\w&'\- ]{1,40}?)\s+(?:taken|defined|"
+               r"calculated|computed|measured)\s+as\s+(?P<rhs>[^.?;]+)", re.I),
     re.compile(r"\bdefine\s+(?P<name>[^.?:;]{1,80}?)\s+as\s*:?\s*(?P<rhs>.+?)"
                r"(?=\.\s+[A-Z]|\.\s*$|\?|$)", re.I | re.S),
     # "X, i.e. A divided by B" / "X: A divided by B": a right-hand side with arithmetic words
@@ -178,9 +183,13 @@ _ADJUSTED = re.compile(r"(?<!un)adjusted|non-gaap|organic|pro\s+forma", re.I)
 _FILLER = re.compile(r"\b(?:unadjusted|reported|gaap|amount|figure|value|year[- ]end|"
                      r"the|a|an|its|their|in\s+usd\s+\w+|in\s+units?\s+of\s+\w+)\b", re.I)
 _MARGIN = re.compile(r"^(?P<x>.+?)\s*(?:%\s*)?margin$")
-_AS_PERCENT_OF = re.compile(r"^(?P<x>.+?)\s+as\s+(?:a\s+)?(?:%|percent|percentage)\s+of\s+"
+_AS_PERCENT_OF = re.compile(r"^(?P<x>.+?)\s+as\s+(?:a\s+)?(?:%|percent|percentage|share|"
+                            r"proportion)\s+of\s+"
                             r"(?P<y>.+)$")
 _CHANGE_IN = re.compile(r"^change\s+in\s+(?P<x>.+)$")
+_DAYS = re.compile(r"\bin\s+days\b|\bdays\s*[,.]?\s*(?:one|two|zero|\d)\s+decimal|"
+                   r"\bdays\s*[?.]?\s*$|\bdays\s+(?:sales|inventory|payables?)\b|"
+                   r"\b(?:dso|dio|dpo)\b|conversion\s+cycle", re.I)
 _RATIO_WORDS = re.compile(r"%|percent|margin|ratio|\brate\b|cagr|turnover|\bdays\b|growth|"
                           r"\bchange\b|\breturn\s+on\b|\bper\b|\byield\b", re.I)
 _DEPTH = 4
@@ -192,10 +201,11 @@ def definitions(text: str) -> dict[str, str]:
     for pattern in _DEFINE:
         for m in pattern.finditer(text):
             name = normalise_phrase(_clean(_FY.sub(" ", _ALTERNATE.sub("", m["name"]))))
-            name = re.sub(r"^(?:we|you|let us|please)\s+", "", name).strip()
+            name = re.sub(r"^(?:we|you|let us|please|with|and|where)\s+", "", name).strip()
             name = " ".join(w for w in name.split() if w not in {"the", "a", "an"})
             rhs = re.sub(r"\[[^\]]*\]", " ", _ALTERNATE.sub("", m["rhs"]))  # "[from ...]"
-            rhs = re.sub(r",?\s+where\b.*$", "", rhs, flags=re.S)  # an explanation follows
+            # an explanation follows, or a nested definition ("..., with EBIT taken as ...")
+            rhs = re.sub(r",?\s+(?:where|with)\b.*$", "", rhs, flags=re.S)
             if name and name not in out:
                 out[name] = rhs
     return out
@@ -247,6 +257,9 @@ class _Context:
     # label ("cost of services"); the names found go into ``labels`` (name -> label phrase)
     labels: dict[str, str] = field(default_factory=dict)
     labels_allowed: bool = False
+    # concept -> the words the question names it with ("net income attributable to Foo plc"):
+    # the agent prefers the printed row those words describe best
+    phrases: dict[str, str] = field(default_factory=dict)
 
 
 def _clean(text: str) -> str:
@@ -274,7 +287,7 @@ def _operand(phrase: str, ctx: _Context) -> tuple[str, str]:
         # 1. the question's own definition of exactly this name ("DPO is defined as ...")
         if norm in ctx.defs:
             try:
-                return _expression(ctx.defs[norm], _in_definition(sub))
+                return _parenthesised(_expression(ctx.defs[norm], _in_definition(sub)))
             except CalcError:
                 pass  # "Calculate X using A and B" is no formula: read X otherwise
         # 2. shapes around other operands: "change in X", "X as a % of Y", "X % margin"
@@ -290,7 +303,7 @@ def _operand(phrase: str, ctx: _Context) -> tuple[str, str]:
             if len(name) > 3 and re.search(rf"(?<![a-z0-9]){re.escape(name)}(?![a-z0-9])",
                                            norm):
                 try:
-                    return _expression(ctx.defs[name], _in_definition(sub))
+                    return _parenthesised(_expression(ctx.defs[name], _in_definition(sub)))
                 except CalcError:
                     break
     lib = _library_match(norm, ctx.library)
@@ -320,6 +333,7 @@ def _operand(phrase: str, ctx: _Context) -> tuple[str, str]:
         ctx.labels[name] = " ".join(words)
         return input_name(name, year), "usd"
     concept = max(terms, key=lambda t: t[1] - t[0])[2]
+    ctx.phrases.setdefault(concept, norm)
     unit = "usd_per_share" if concept == "eps_diluted" else "usd"
     if averaged:
         ys = years if len(years) >= 2 else [year - 1, year]
@@ -327,9 +341,14 @@ def _operand(phrase: str, ctx: _Context) -> tuple[str, str]:
     return input_name(concept, year), unit
 
 
+def _parenthesised(found: tuple[str, str]) -> tuple[str, str]:
+    """A defined name stands for its whole definition: "EBIT / interest" with EBIT = "A + B"
+    is (A + B) / interest."""
+    return f"({found[0]})", found[1]
+
+
 def _deeper(ctx: _Context, year: int) -> _Context:
-    return _Context(year, ctx.vocab, ctx.library, ctx.defs, ctx.depth + 1, ctx.labels,
-                    ctx.labels_allowed)
+    return replace(ctx, target=year, depth=ctx.depth + 1)
 
 
 def _shape_change(norm: str, years: list[int], year: int, ctx: _Context):
@@ -440,6 +459,8 @@ def date_the_periods(text: str) -> tuple[str, dict[int, int]]:
     return "".join(out) + text[last:], fiscal_of
 
 
+_LISTED_PARTS = re.compile(r"\b(?:i\.e\.|namely|the\s+sum\s+of)\s*,?\s+[^.?;:()]*?,[^.?;:()]*?"
+                           r"\band\b[^.?;:()]*", re.I)
 # "What was that balance ...?" after "... carries X as 'settlements receivable'.": the line
 # item is the quoted label
 _BACK_REFERENCE = re.compile(r"\b(?:that|this|the\s+same)\s+(?:balance|figure|amount|line(?:\s+"
@@ -492,6 +513,11 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
     if _ADJUSTED.search(text):
         base.reason = "asks for an adjusted (non-GAAP) measure"
         return base
+    if _LISTED_PARTS.search(text) and not _ARITHMETIC.search(_LISTED_PARTS.search(text)[0]):
+        # "DIO on total cost of revenues, i.e. product costs, game operations and ... lines":
+        # an item defined as the sum of listed rows, which the formula would silently replace
+        base.reason = "the question lists the parts of a line item (i.e. A, B and C)"
+        return base
     if _BACK_REFERENCE.search(asked):
         quoted = _QUOTED.findall(text)
         if len(quoted) != 1:
@@ -528,7 +554,15 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
         # ratio, i.e. A divided by B")
         main_def = next((rhs for n, rhs in defs.items() for a in names[:1]
                          if a and (n.endswith(" " + a) or n == a)), None)
+    if main_def is None and names[0] and not _library_match(names[0], library):
+        # a definition of the line item asked, in other words ("How much inventory ...? Total
+        # inventories, net, i.e. raw materials plus work in process")
+        asked_items = {c for _, _, c in vocab.find_terms(names[0])}
+        main_def = next((rhs for n, rhs in defs.items()
+                         if len(asked_items) == 1 and not _library_match(n, library) and
+                         {c for _, _, c in vocab.find_terms(n)} == asked_items), None)
     labels: dict[str, str] = {}
+    phrases: dict[str, str] = {}
     stripped = re.sub(r"\([^()]*\)", " ", _ALTERNATE.sub("", text))
     m_asked = _ASKED.search(stripped)
     lead = _FY.sub(" ", stripped[:m_asked.start()]).strip(" :,.") if m_asked else ""
@@ -540,7 +574,7 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
         changed = (_CHANGED.search(asked_core) is not None and len(change_years) >= 2
                    and not (asked_metric and asked_metric[0].name == "growth"))
         for y in ([change_years[0], change_years[-1]] if changed else span or [target]):
-            ctx = _Context(y, vocab, library, defs, labels=labels)
+            ctx = _Context(y, vocab, library, defs, labels=labels, phrases=phrases)
             try:
                 expression, unit = _expression(main_def, _in_definition(ctx)) if main_def \
                     else _expression(asked_core, ctx)
@@ -575,6 +609,9 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
     if unit == "number":
         base.reason = "no line item recognised"
         return base
+    if _DAYS.search(text) and unit != "days":
+        base.reason = f"asks for days but the formula built gives {unit}: {expression}"
+        return base
     inputs = [split_input_name(n) for n in names]
     metric = "definition" if defs else _metric_name(asked_core, library, vocab)
     months = [m.group(1)[:3].capitalize() for m in _DATE_IN_TEXT.finditer(text)]
@@ -582,16 +619,41 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
     return ParsedQuestion(True, "", metric, expression, inputs, years, target, duration,
                           statements, unit, base.out_scale, base.decimals, months, basis,
                           {n: p for n, p in labels.items() if any(c == n for c, _ in inputs)},
-                          fiscal_of)
+                          fiscal_of, {c: p for c, p in (_term_phrases(text, vocab) | phrases)
+                                      .items() if any(c == n for n, _ in inputs)})
 
 
 LABEL_PREFIX = "row_"     # inputs named by a printed label rather than a vocabulary concept
-_QUALIFYING = re.compile(r"\b(?:before|after|excluding|ex|net\s+of)\s*$")
+_QUALIFYING = re.compile(r"\b(?:before(?:\s+(?:provision|benefit)\s+for)?|after|excluding|ex|"
+                         r"net\s+of)\s*$")
 _STOP = {"the", "a", "an", "of", "and", "for", "in", "on", "at", "to", "from", "its", "total"}
 
 
+_PHRASE_END = {"over", "divided", "minus", "plus", "less", "times", "and", "or", "as", "by",
+               "for", "in", "from", "between", "at", "on", "to", "of"}
+
+
+def _term_phrases(text: str, vocab: Vocabulary) -> dict[str, str]:
+    """concept -> the question's words at its first mention: the term and what qualifies it
+    ("net income attributable to Foo plc"), up to the next operator or preposition (but "to"
+    after "attributable"). Library metrics name their line items only through the metric; the
+    question's own words for them still tell which printed row is meant."""
+    norm = normalise_phrase(text)
+    out: dict[str, str] = {}
+    for start, end, concept in vocab.find_terms(norm):
+        if concept in out:
+            continue
+        tail = []
+        for w in norm[end:].split()[:6]:
+            if w in _PHRASE_END and not (w == "to" and tail[-1:] == ["attributable"]):
+                break
+            tail.append(w)
+        out[concept] = " ".join([norm[start:end], *tail])
+    return out
+
+
 def _in_definition(ctx: _Context) -> _Context:
-    return _Context(ctx.target, ctx.vocab, ctx.library, ctx.defs, ctx.depth, ctx.labels, True)
+    return replace(ctx, labels_allowed=True)
 
 
 _CLAUSE = re.compile(r"[:;?]|\s[-\u2013\u2014]\s")
