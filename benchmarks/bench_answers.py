@@ -19,7 +19,7 @@ from pathlib import Path
 
 from fingap.io import read_json, update_json_section
 from fingap.params import load_params, section
-from fingap.steps.answer import run_answer
+from fingap.steps.answer import OWN_SETS, run_answer
 from fingap.steps.tables import run_tables
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,8 +43,7 @@ def main() -> None:
                    ROOT / "data/corpus/questions.jsonl", ROOT / "data/pages/pages.jsonl",
                    tmp / "facts/facts.sqlite", ROOT / "reports/per_question",
                    ROOT / "annotations/numeric_inputs.jsonl",
-                   {n: ROOT / f"annotations/{n}_questions.jsonl"
-                    for n in ("heldout", "dev", "dev2")},
+                   {n: ROOT / f"annotations/{n}_questions.jsonl" for n in OWN_SETS},
                    tmp / "answers", tmp / "answers.json")
         seconds = time.perf_counter() - t0
         report = read_json(tmp / "answers.json")

@@ -38,8 +38,9 @@ def questions() -> list[dict]:
             rows.append({"id": q["id"], "question": q["question"], "answer": q["answer"],
                          "pages": [(e["doc"], e["page"]) for e in q["evidence"]],
                          "doc": q["doc"], "set": "financebench"})
-    for name in ("heldout", "dev", "dev2"):
-        for r in read_jsonl(ROOT / f"annotations/{name}_questions.jsonl"):
+    for path in sorted((ROOT / "annotations").glob("*_questions.jsonl")):
+        name = path.name.removesuffix("_questions.jsonl")
+        for r in read_jsonl(path):
             rows.append({"id": r["financebench_id"], "question": r["question"],
                          "answer": r["answer"], "pages": gold_pages_of(r), "doc": r["doc_name"],
                          "set": name})

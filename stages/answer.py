@@ -4,7 +4,7 @@ from pathlib import Path
 
 from fingap.params import section
 from fingap.stagekit import stage
-from fingap.steps.answer import run_answer
+from fingap.steps.answer import OWN_SETS, run_answer
 
 
 def main() -> None:
@@ -13,9 +13,8 @@ def main() -> None:
                    Path("data/corpus/questions.jsonl"), Path("data/pages/pages.jsonl"),
                    Path("data/facts/facts.sqlite"), Path("reports/per_question"),
                    Path("annotations/numeric_inputs.jsonl"),
-                   {name: Path(f"annotations/{name}_questions.jsonl")
-                    for name in ("heldout", "dev", "dev2")}, Path("data/answers_checked"),
-                   Path("reports/answers.json"))
+                   {name: Path(f"annotations/{name}_questions.jsonl") for name in OWN_SETS},
+                   Path("data/answers_checked"), Path("reports/answers.json"))
 
 
 if __name__ == "__main__":

@@ -50,8 +50,7 @@ def render_answers_report(report: dict) -> str:
                 f"{_f(m['Coverage_metrics_generated'])} | {_f(m['Reliability'])} | "
                 f"{_f(m['Verified'])} | {_f(m.get('CitationAccuracy'))} | "
                 f"{_f(m['Abstained'])} |")
-    own = [(name, report[name]["oracle_page"]) for name in ("heldout", "dev", "dev2")
-           if name in report]
+    own = [(name, report[name]["oracle_page"]) for name in report.get("own_sets", [])]
     if own:
         lines += ["", "## The project's own questions (Oracle-Page)", "",
                   "| set | n | StrictAcc | Coverage | Reliability |", "|---|---|---|---|---|"]
