@@ -17,8 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from fingap.io import read_json, update_json_section
-from fingap.params import load_params, section
+from fingap.core.io import read_json, update_json_section
+from fingap.core.params import load_params, section
 from fingap.steps.answer import OWN_SETS, run_answer
 from fingap.steps.tables import run_tables
 

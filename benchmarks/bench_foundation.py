@@ -18,12 +18,12 @@ from pathlib import Path
 
 import numpy as np
 
-from fingap.corpus import PDF_DIR, STATUS_EVALUATED, locate_corpus
-from fingap.extract import extract_pdf
-from fingap.io import read_json, read_jsonl, update_json_section
-from fingap.params import load_params
-from fingap.pipeline import load_questions, make_encoder
-from fingap.retrievers.bm25 import BM25Retriever
+from fingap.core.io import read_json, read_jsonl, update_json_section
+from fingap.core.params import load_params
+from fingap.ingestion.corpus import PDF_DIR, STATUS_EVALUATED, locate_corpus, read_questions
+from fingap.ingestion.extract import extract_pdf
+from fingap.retrieval.bm25 import BM25Retriever
+from fingap.retrieval.loading import make_encoder
 
 OUT = Path("reports/benchmarks.json")
 
@@ -96,7 +96,7 @@ def stage_times() -> dict:
 def main() -> None:
     params = load_params()
     corpus_dir = locate_corpus(params["corpus"].get("dir") or None)
-    questions = [q.question for q in load_questions(Path("data/corpus"))
+    questions = [q.question for q in read_questions(Path("data/corpus"))
                  if q.status == STATUS_EVALUATED]
     chunks = read_jsonl("data/chunks/chunks.jsonl")
     rng = np.random.default_rng(0)

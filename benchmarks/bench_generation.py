@@ -19,14 +19,15 @@ import tempfile
 import time
 from pathlib import Path
 
-from fingap.corpus import STATUS_EVALUATED
-from fingap.generation import build_messages
-from fingap.generation_steps import excerpt
-from fingap.io import read_json, read_jsonl, update_json_section
-from fingap.llm import CachedLLM, Request, make_llm
-from fingap.params import load_params
-from fingap.pipeline import load_questions
-from fingap.runs import read_run
+from fingap.core.io import read_json, read_jsonl, update_json_section
+from fingap.core.params import load_params
+from fingap.core.runs import read_run
+from fingap.generation.answering import build_messages
+from fingap.generation.llm import make_llm
+from fingap.generation.llm_base import Request
+from fingap.generation.llm_cache import CachedLLM
+from fingap.ingestion.corpus import STATUS_EVALUATED, read_questions
+from fingap.steps.generate import excerpt
 
 OUT = Path("reports/benchmarks.json")
 N_QUESTIONS = 16
@@ -55,7 +56,7 @@ def decode_speed(precision: str, batch_size: int) -> dict:
 
 def per_question(params: dict) -> dict:
     gp, lp = params["generate"], params["llm"]
-    questions = [q for q in load_questions(Path("data/corpus"))
+    questions = [q for q in read_questions(Path("data/corpus"))
                  if q.status == STATUS_EVALUATED][:N_QUESTIONS]
     texts = {c["chunk_id"]: c["text"] for c in read_jsonl("data/chunks/chunks.jsonl")}
     run = read_run("data/runs/dense/standard.json")

@@ -13,13 +13,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from fingap.corpus import STATUS_EVALUATED
-from fingap.evaluation import ChunkLookup, aggregate, score_run
-from fingap.io import read_json, read_jsonl, update_json_section
-from fingap.params import load_params
-from fingap.pipeline import load_questions
-from fingap.retrievers.bm25 import BM25Retriever
-from fingap.zoo_steps import Context, query_latency
+from fingap.core.io import read_json, read_jsonl, update_json_section
+from fingap.core.params import load_params
+from fingap.evaluation.scoring import ChunkLookup, aggregate, score_run
+from fingap.ingestion.corpus import STATUS_EVALUATED, read_questions
+from fingap.retrieval.base import query_latency
+from fingap.retrieval.bm25 import BM25Retriever
+from fingap.steps.zoo import Context
 
 OUT = Path("reports/benchmarks.json")
 
@@ -35,7 +35,7 @@ def _nbytes(r) -> int:
 
 def main() -> None:
     params = load_params()
-    questions = [q for q in load_questions(Path("data/corpus")) if q.status == STATUS_EVALUATED]
+    questions = [q for q in read_questions(Path("data/corpus")) if q.status == STATUS_EVALUATED]
     texts = [q.question for q in questions]
     chunks = read_jsonl("data/chunks/chunks.jsonl")
     lookup = ChunkLookup([c["chunk_id"] for c in chunks], [c["doc"] for c in chunks],

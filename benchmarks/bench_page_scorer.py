@@ -18,25 +18,18 @@ from pathlib import Path
 
 import numpy as np
 
-from fingap.corpus import STATUS_EVALUATED
-from fingap.io import read_json, read_jsonl, update_json_section
-from fingap.page_scorer import (
-    TrainConfig,
-    encode_pages,
-    load_bi_encoder,
-    page_text,
-    train_bi_encoder,
-    training_pairs,
-)
-from fingap.params import load_params
-from fingap.pipeline import load_questions
+from fingap.core.io import read_json, read_jsonl, update_json_section
+from fingap.core.params import load_params
+from fingap.ingestion.corpus import STATUS_EVALUATED, read_questions
+from fingap.retrieval.page_ranking import encode_pages, load_bi_encoder, page_text
+from fingap.training.page_scorer import TrainConfig, train_bi_encoder, training_pairs
 
 OUT = Path("reports/benchmarks.json")
 
 
 def main(steps: int = 6, n_pages: int = 128) -> None:
     cfg = TrainConfig.from_params(load_params()["page_scorer_train"])
-    questions = [q for q in load_questions(Path("data/corpus")) if q.status == STATUS_EVALUATED]
+    questions = [q for q in read_questions(Path("data/corpus")) if q.status == STATUS_EVALUATED]
     pages = {(r["doc"], r["page"]): r["text"] for r in read_jsonl("data/pages/pages.jsonl")}
     pairs = training_pairs(questions, pages, cfg.max_chars)
     result: dict = {"train_step": {}, "page_encode": {}}

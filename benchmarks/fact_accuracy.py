@@ -19,7 +19,7 @@ import math
 from collections import Counter
 from pathlib import Path
 
-from fingap.io import read_jsonl, write_json
+from fingap.core.io import read_jsonl, write_json
 
 ROOT = Path(__file__).resolve().parents[1]
 CHECK = ROOT / "annotations/fact_check.jsonl"

@@ -25,8 +25,9 @@ from pathlib import Path
 from fingap.answers.agent import Agent
 from fingap.answers.fact_store import FactStore
 from fingap.answers.gate import gate_structured
-from fingap.io import read_jsonl, write_json
-from fingap.steps.answer import doc_type_of, gold_pages_of, load_page_texts, record_value_matches
+from fingap.core.io import read_jsonl, write_json
+from fingap.ingestion.extract import read_page_texts
+from fingap.steps.answer import doc_type_of, gold_pages_of, record_value_matches
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -65,7 +66,7 @@ def corruptions(inp: dict, store: FactStore, texts: dict) -> dict[str, dict]:
 
 
 def main() -> None:
-    texts = load_page_texts(ROOT / "data/pages/pages.jsonl")
+    texts = read_page_texts(ROOT / "data/pages/pages.jsonl")
     result = {"clean": {"n": 0, "flagged": 0}, "corrupted": {}}
     with FactStore(ROOT / "data/facts/facts.sqlite") as store:
         agent = Agent(store, texts)

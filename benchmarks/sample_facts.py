@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from fingap.answers.fact_store import FactStore
-from fingap.io import write_jsonl
+from fingap.core.io import write_jsonl
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = 2026

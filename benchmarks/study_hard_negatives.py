@@ -18,10 +18,10 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from fingap.epochs_report import METRICS
-from fingap.io import read_json, write_json, write_text
-from fingap.page_scorer_hn_steps import run_train_hn
-from fingap.params import load_params
+from fingap.core.io import read_json, write_json, write_text
+from fingap.core.params import load_params
+from fingap.evaluation.epochs_report import METRICS
+from fingap.steps.page_scorer_hn import run_train_hn
 
 HN_REPORT = Path("reports/page_scorer_hn_training.json")
 OUT = Path("reports/hard_negative_study.json")

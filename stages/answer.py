@@ -2,9 +2,9 @@
 
 from pathlib import Path
 
-from fingap.params import section
-from fingap.stagekit import stage
+from fingap.core.params import section
 from fingap.steps.answer import OWN_SETS, run_answer
+from fingap.steps.stagekit import stage
 
 
 def main() -> None:

@@ -3,9 +3,9 @@
 import sys
 from pathlib import Path
 
-from fingap.params import section
-from fingap.pipeline import run_chunk
-from fingap.stagekit import check_cmd_params, stage
+from fingap.core.params import section
+from fingap.steps.ingest import run_chunk
+from fingap.steps.stagekit import check_cmd_params, stage
 
 
 def main() -> None:

@@ -3,9 +3,9 @@
 import sys
 from pathlib import Path
 
-from fingap.params import section
-from fingap.stagekit import check_cmd_params, stage
-from fingap.zoo_steps import run_children
+from fingap.core.params import section
+from fingap.steps.ingest import run_children
+from fingap.steps.stagekit import check_cmd_params, stage
 
 
 def main() -> None:

@@ -2,10 +2,10 @@
 
 from pathlib import Path
 
-from fingap.params import section
-from fingap.pipeline import run_corpus
-from fingap.stagekit import stage
-from fingap.tracking import check_tracking
+from fingap.core.params import section
+from fingap.steps.ingest import run_corpus
+from fingap.steps.stagekit import stage
+from fingap.steps.tracking import check_tracking
 
 
 def main() -> None:

@@ -2,9 +2,9 @@
 
 from pathlib import Path
 
-from fingap.params import section
-from fingap.pipeline import run_evaluate
-from fingap.stagekit import stage
+from fingap.core.params import section
+from fingap.steps.evaluate import run_evaluate
+from fingap.steps.stagekit import stage
 
 
 def main() -> None:

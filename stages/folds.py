@@ -2,9 +2,9 @@
 
 from pathlib import Path
 
-from fingap.page_scorer_steps import run_folds
-from fingap.params import section
-from fingap.stagekit import stage
+from fingap.core.params import section
+from fingap.steps.page_scorer import run_folds
+from fingap.steps.stagekit import stage
 
 
 def main() -> None:

@@ -2,9 +2,9 @@
 
 from pathlib import Path
 
-from fingap.params import section
-from fingap.stagekit import stage
-from fingap.zoo_steps import run_gap
+from fingap.core.params import section
+from fingap.steps.gap import run_gap
+from fingap.steps.stagekit import stage
 
 
 def main() -> None:

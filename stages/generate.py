@@ -2,8 +2,8 @@
 
 from pathlib import Path
 
-from fingap.generation_steps import run_generate
-from fingap.stagekit import stage
+from fingap.steps.generate import run_generate
+from fingap.steps.stagekit import stage
 
 
 def main() -> None:

@@ -2,8 +2,8 @@
 
 from pathlib import Path
 
-from fingap.hyde_steps import run_hyde
-from fingap.stagekit import stage
+from fingap.steps.hyde import run_hyde
+from fingap.steps.stagekit import stage
 
 
 def main() -> None:

@@ -3,9 +3,9 @@
 import sys
 from pathlib import Path
 
-from fingap.params import section
-from fingap.pipeline import run_index
-from fingap.stagekit import stage
+from fingap.core.params import section
+from fingap.steps.index import run_index
+from fingap.steps.stagekit import stage
 
 EMBEDDING_CACHE = Path("data/cache/embeddings.sqlite")
 

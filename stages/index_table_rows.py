@@ -2,8 +2,8 @@
 
 from pathlib import Path
 
-from fingap.params import section
-from fingap.stagekit import stage
+from fingap.core.params import section
+from fingap.steps.stagekit import stage
 from fingap.steps.table_rows_index import run_table_rows_index
 
 

@@ -3,10 +3,10 @@
 import sys
 from pathlib import Path
 
-from fingap.page_scorer_steps import run_page_index
-from fingap.page_variants import page_variant
-from fingap.params import section
-from fingap.stagekit import stage
+from fingap.core.params import section
+from fingap.steps.page_scorer import run_page_index
+from fingap.steps.page_variants import page_variant
+from fingap.steps.stagekit import stage
 
 
 def main(variant: str) -> None:

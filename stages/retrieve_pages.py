@@ -6,10 +6,10 @@
 import sys
 from pathlib import Path
 
-from fingap.page_scorer_steps import run_page_retrieve
-from fingap.page_variants import page_variant
-from fingap.params import section
-from fingap.stagekit import stage
+from fingap.core.params import section
+from fingap.steps.page_scorer import run_page_retrieve
+from fingap.steps.page_variants import page_variant
+from fingap.steps.stagekit import stage
 
 
 def main(method: str, variant: str, p_override: str = "") -> None:

@@ -3,8 +3,8 @@
 import sys
 from pathlib import Path
 
-from fingap.stagekit import stage
-from fingap.zoo_steps import run_method
+from fingap.steps.stagekit import stage
+from fingap.steps.zoo import run_method
 
 
 def main(method: str) -> None:

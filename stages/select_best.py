@@ -2,8 +2,8 @@
 
 from pathlib import Path
 
-from fingap.best import run_select_best
-from fingap.stagekit import check_declared_deps, stage
+from fingap.steps.select_best import run_select_best
+from fingap.steps.stagekit import check_declared_deps, stage
 
 
 def main() -> None:

@@ -2,10 +2,10 @@
 
 from pathlib import Path
 
-from fingap.io import read_json, write_json
-from fingap.params import section
-from fingap.stagekit import stage
-from fingap.tracking import log_pipeline
+from fingap.core.io import read_json, write_json
+from fingap.core.params import section
+from fingap.steps.stagekit import stage
+from fingap.steps.tracking import log_pipeline
 
 
 def main() -> None:

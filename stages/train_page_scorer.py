@@ -2,11 +2,11 @@
 
 from pathlib import Path
 
-from fingap.io import write_json
-from fingap.page_scorer_steps import run_train
-from fingap.params import section
-from fingap.stagekit import stage
-from fingap.tracking import check_tracking, log_training
+from fingap.core.io import write_json
+from fingap.core.params import section
+from fingap.steps.page_scorer import run_train
+from fingap.steps.stagekit import stage
+from fingap.steps.tracking import check_tracking, log_training
 
 
 def main() -> None:

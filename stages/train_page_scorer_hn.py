@@ -1,14 +1,14 @@
 """DVC stage: the hard-negative page scorer, one per fold, early-stopped on a validation split
-of the fold's training documents (fingap.page_scorer_hn_steps)."""
+of the fold's training documents (fingap.steps.page_scorer_hn)."""
 
 from pathlib import Path
 
-from fingap.epochs_report import render_epochs_report
-from fingap.io import write_json, write_text
-from fingap.page_scorer_hn_steps import HardNegativeConfig, run_train_hn
-from fingap.params import section
-from fingap.stagekit import stage
-from fingap.tracking import check_tracking, log_training
+from fingap.core.io import write_json, write_text
+from fingap.core.params import section
+from fingap.evaluation.epochs_report import render_epochs_report
+from fingap.steps.page_scorer_hn import HardNegativeConfig, run_train_hn
+from fingap.steps.stagekit import stage
+from fingap.steps.tracking import check_tracking, log_training
 
 
 def main() -> None:

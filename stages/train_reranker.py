@@ -2,9 +2,10 @@
 
 from pathlib import Path
 
-from fingap.params import section
-from fingap.stagekit import stage
-from fingap.zoo_steps import PATHS, run_train_reranker
+from fingap.core.params import section
+from fingap.steps.reranker import run_train_reranker
+from fingap.steps.stagekit import stage
+from fingap.steps.zoo import PATHS
 
 
 def main() -> None:

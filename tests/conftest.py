@@ -8,6 +8,10 @@ from pathlib import Path
 import pymupdf
 import pytest
 
+from fingap.answers.fact_store import FactStore, write_store
+from fingap.answers.labels import Vocabulary
+from fingap.ingestion.statement_tables import doc_facts
+
 # doc -> list of page texts. Every page is distinct so each question has one best page.
 TINY_DOCS = {
     "ACME_2022_10K": [
@@ -94,7 +98,7 @@ def tiny_corpus(tmp_path: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def minilm_tokenizer():
-    from fingap.pipeline import load_tokenizer
+    from fingap.ingestion.chunking import load_tokenizer
 
     return load_tokenizer("minilm")
 
@@ -161,3 +165,32 @@ def append_statement_page(pdf: Path) -> int:
     doc.close()
     tmp.replace(pdf)
     return n
+
+
+# ---------------------------------------------------------------- a statement fact store
+DOC = "ACME_2022_10K"
+INCOME = [("Net sales", ["32,765", "31,000"]), ("Cost of sales", ["16,682", "16,000"]),
+          ("Operating income", ["7,207", "6,800"]), ("Net income", ["5,363", "4,869"])]
+BALANCE = [("Total current assets", ["14,000", "13,000"]),
+           ("Total current liabilities", ["7,000", "6,500"]),
+           ("Property, plant and equipment \u2014 net", ["8,738", "8,866"])]
+
+
+@pytest.fixture
+def statement_store(tmp_path):
+    """Pages: 0 cover, 1 cash flows, 2 income statement + balance sheet."""
+    pdf = tmp_path / f"{DOC}.pdf"
+    write_statement_pdf(pdf, [
+        [],
+        [dict(title="Consolidated Statement of Cash Flows", years=["2022", "2021"],
+              rows=STATEMENT_ROWS)],
+        [dict(title="Consolidated Statement of Income", years=["2022", "2021"], rows=INCOME),
+         dict(title="Consolidated Balance Sheet", years=["2022", "2021"], rows=BALANCE,
+              duration="At December 31")],
+    ])
+    with pymupdf.open(pdf) as d:
+        texts = {(DOC, i): p.get_text() for i, p in enumerate(d)}
+    facts, _, _ = doc_facts(pdf, DOC, {p: t for (_, p), t in texts.items()})
+    write_store(tmp_path / "facts.sqlite", facts, Vocabulary.load())
+    with FactStore(tmp_path / "facts.sqlite") as store:
+        yield store, texts

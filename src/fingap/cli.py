@@ -92,7 +92,7 @@ def retrieve_pages(
 @app.command("retrieve-zoo")
 def retrieve_zoo(method: str = typer.Argument(..., help="e.g. splade, hybrid, hyde, "
                                               "page_hybrid_page_order")) -> None:
-    """One of Table 1's other methods or combinations (fingap.zoo_steps.METHODS)."""
+    """One of Table 1's other methods or combinations (fingap.steps.zoo.METHODS)."""
     _run_stage("retrieve_zoo", method)
 
 
@@ -161,7 +161,7 @@ def search(
     width: int = typer.Option(300, "--width", help="characters of chunk text to print"),
 ) -> None:
     """Print the top chunks for a question, with doc, page and score."""
-    from .io import read_jsonl
+    from .core.io import read_jsonl
     from .steps.adhoc import AdHocQuestion, AdHocRetriever
     from .steps.ask import TABLE_ROWS, TABLE_ROWS_DENSE, AskError, check_method, check_question
 
@@ -199,9 +199,9 @@ def _search_table_rows(question: str, doc: str | None, k: int, method: str) -> N
     (``table_rows``) or by the chunk encoder (``table_rows_dense``), with doc and page."""
     import numpy as np
 
-    from .io import read_jsonl
-    from .params import load_params, section
-    from .pipeline import load_retriever
+    from .core.io import read_jsonl
+    from .core.params import load_params, section
+    from .retrieval.loading import load_retriever
     from .steps.ask import TABLE_ROWS_DENSE
 
     kind = "dense" if method == TABLE_ROWS_DENSE else "bm25"
@@ -316,10 +316,10 @@ def check_parser_cmd(
     update: bool = typer.Option(False, "--update", help="rewrite the fingerprint (after review)"),
 ) -> None:
     """Extract PDFs afresh and compare with the committed extraction fingerprint."""
-    from .corpus import locate_corpus
-    from .fingerprint import format_report
-    from .params import load_params
-    from .parser_check import CI_SUBSET, GOLDEN, check_parser
+    from .core.params import load_params
+    from .ingestion.corpus import locate_corpus
+    from .ingestion.fingerprint import format_report
+    from .ingestion.parser_check import CI_SUBSET, GOLDEN, check_parser
 
     configured = None
     if Path("params.yaml").exists():
@@ -348,7 +348,7 @@ def check_scores_cmd(
 
     import yaml
 
-    from .score_check import check_scores, expected_from_metrics, load_expected
+    from .evaluation.score_check import check_scores, expected_from_metrics, load_expected
 
     m = json.loads(Path(metrics).read_text())
     if update:

@@ -2,7 +2,7 @@ import pytest
 
 from fingap.answers.agent import Agent, format_answer
 
-from .conftest import DOC
+from ..conftest import DOC
 
 
 def test_structured_answer_with_formula_inputs_and_citations(statement_store):

@@ -1,9 +1,9 @@
 import pytest
 
 from fingap.answers.fact_store import FactStore
-from fingap.answers.tables import doc_year, fiscal_year_offset
+from fingap.ingestion.statement_tables import doc_year, fiscal_year_offset
 
-from .conftest import DOC
+from ..conftest import DOC
 
 
 def test_store_is_queried_by_concept_label_and_year(statement_store):

@@ -1,6 +1,6 @@
 from fingap.answers.gate import gate_structured, gate_text, period_position, value_on_page
 
-from .conftest import DOC
+from ..conftest import DOC
 
 
 def _input(**kw):

@@ -25,11 +25,11 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from ..ingestion.numbers import SCALES
 from .calculator import CalcError, evaluate
 from .fact_store import FactStore
 from .gate import gate_structured, gate_text
 from .labels import Vocabulary
-from .numbers import SCALES
 from .question import LABEL_PREFIX, ParsedQuestion, parse_question
 
 GATE_MODES = ("flag", "abstain")
@@ -307,7 +307,7 @@ class Agent:
         steps.append({"step": "verify", "path": "llm", "passed": gate.passed,
                       "reasons": gate.reasons})
         steps.append({"step": "answer", "path": "llm", "abstained": abstain})
-        from ..strict_accuracy import first_new_number
+        from ..evaluation.strict_accuracy import first_new_number
 
         return AnswerRecord(qid, "llm", "" if abstain else text,
                             None if abstain else first_new_number(text, question), "", [],

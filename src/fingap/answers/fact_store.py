@@ -1,7 +1,7 @@
 """The numeric fact store: statement-table facts in SQLite, indexed for lookups by line item.
 
 One row per (doc, page, table, row, column) fact. ``fiscal_year`` is the header year shifted
-by the document's fiscal-year offset (``fingap.answers.tables.fiscal_year_offset``);
+by the document's fiscal-year offset (``fingap.ingestion.statement_tables.fiscal_year_offset``);
 ``concept`` is the finance vocabulary's concept of the row label (NULL when none matches)
 and ``concept_rank`` how preferred its label pattern is (0 = first). Values are stored as
 printed, with their scale.
@@ -13,7 +13,7 @@ import sqlite3
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from ..io import atomic_path
+from ..core.io import atomic_path
 from .labels import Vocabulary, normalise_label
 
 COLUMNS = ("doc", "page", "tbl", "statement", "section", "label", "label_norm", "concept",

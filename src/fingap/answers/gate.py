@@ -21,8 +21,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ..ingestion.numbers import DASHES, parse_value
 from .labels import normalise_label
-from .numbers import DASHES, parse_value
 
 _YEAR = re.compile(r"(?<![\d/])((?:19|20)\d{2})(?![\d/])|\b\d{1,2}/\d{1,2}/((?:19|20)?\d{2})\b")
 # what else a header line may say around its years: "At December 31, 2019", "Fiscal 2022",
@@ -207,7 +207,7 @@ _SCALE_WORDS = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e1
 
 def gate_text(answer: str, question: str, context_texts: list[str]) -> GateResult:
     """LLM path: each number of the answer, not copied from the question, must be on a page."""
-    from ..answer_metrics import extract_numbers
+    from ..evaluation.answer_metrics import extract_numbers
 
     asked = set(extract_numbers(question))
     numbers = [n for n in extract_numbers(answer) if n not in asked]

@@ -1,6 +1,6 @@
-"""One function per DVC stage, wiring the library to paths and params.
+"""One function per DVC stage (or group of stages), wiring the library to paths and params.
 
-Dependency direction: ``fingap.steps`` uses the library packages (``fingap.answers``, ...);
-nothing in the library imports ``fingap.steps``. Stages moved here as they are written or
-rewritten; the older flat ``*_steps.py`` modules follow the same rule.
+``stages/NAME.py`` calls one function of this package; the ``fingap`` CLI calls the same ones.
+Dependency direction (checked by tests/test_layout.py): ``fingap.steps`` uses the library
+packages; nothing in the library imports ``fingap.steps``.
 """

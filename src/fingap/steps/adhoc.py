@@ -3,7 +3,7 @@
 The same methods as the pipeline's runs, from the indexes and models ``dvc repro`` built:
 - ``bm25`` and ``dense``: the chunk indexes (no training);
 - the page-then-chunk methods (``page_scorer``, ``page_scorer_hn_page_order``, ...) and the
-  other first-stage methods of :mod:`fingap.zoo_steps` whose inputs are indexes and models only;
+  other first-stage methods of :mod:`fingap.steps.zoo` whose inputs are indexes and models only;
 - ``fingap_best``: the method ``select_best`` chose for the question's fold.
 
 A trained page scorer is one model per cross-validation fold. A question the pipeline evaluated
@@ -18,12 +18,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..corpus import Evidence, Question
-from ..folds import fold_of_question
-from ..io import read_json
-from ..params import load_params
-from ..runs import Run
-from ..zoo_steps import METHODS, PATHS, Context
+from ..core.io import read_json
+from ..core.params import load_params
+from ..core.runs import Run
+from ..ingestion.corpus import Evidence, Question
+from ..training.folds import fold_of_question
+from .zoo import METHODS, PATHS, Context
 
 CHUNK_METHODS = ("bm25", "dense")
 BEST = "fingap_best"
@@ -112,21 +112,8 @@ class _AdHocContext(Context):
         self.k = k
         self._fold_of = fold_of
 
-    def ranked_pages(self, cond: str, top: int | None = None, variant: str = "trained") -> dict:
-        from ..page_scorer_steps import rank_pages
-
-        suffix = "_hn" if variant == "hn" else ""
-        top = top or self._P()
-        key = ("ranked", cond, top, variant)
-        if key not in self._cache:
-            by_fold: dict[int, list[str]] = {}
-            for qid, f in self._fold_of.items():
-                by_fold.setdefault(f, []).append(qid)
-            folds = {"folds": [{"fold": f, "test_questions": q} for f, q in by_fold.items()]}
-            self._cache[key] = rank_pages("trained", self.paths["page_index" + suffix], folds,
-                                          self.questions, self.params["page_scorer_train"],
-                                          self.paths["page_models" + suffix], cond, top)
-        return self._cache[key]
+    def fold_of(self) -> dict[str, int]:
+        return dict(self._fold_of)
 
 
 class AdHocRetriever:
@@ -173,10 +160,10 @@ class AdHocRetriever:
         return max(servable, key=lambda m: (inner[m], m))
 
     def _chunk_search(self, questions: list[AdHocQuestion], k: int, condition: str) -> Run:
-        from ..conditions import allowed_rows
-        from ..io import read_jsonl
-        from ..params import section
-        from ..pipeline import load_retriever
+        from ..core.io import read_jsonl
+        from ..core.params import section
+        from ..retrieval.conditions import allowed_rows
+        from ..retrieval.loading import load_retriever
 
         if self._chunk_retriever is None:
             r = load_retriever(self.method, section(self.params, self.method),

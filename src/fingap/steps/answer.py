@@ -19,18 +19,19 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from ..answer_report import render_answers_report
 from ..answers.agent import GATE_MODES, Agent, AnswerRecord
 from ..answers.fact_store import FactStore
 from ..answers.gate import value_on_page
 from ..answers.labels import Vocabulary
-from ..answers.numbers import SCALES
-from ..corpus import STATUS_EVALUATED, Question
-from ..evaluation import METRICS_GENERATED
-from ..io import JsonlError, iter_jsonl, read_jsonl, write_json, write_jsonl, write_text
-from ..params import ParamError, require_choice, require_int
-from ..stats import paired_bootstrap
-from ..strict_accuracy import single_number_gold, strict_match
+from ..core.io import JsonlError, iter_jsonl, read_jsonl, write_json, write_jsonl, write_text
+from ..core.params import ParamError, require_choice, require_int
+from ..evaluation.answer_report import render_answers_report
+from ..evaluation.scoring import METRICS_GENERATED
+from ..evaluation.stats import paired_bootstrap
+from ..evaluation.strict_accuracy import single_number_gold, strict_match
+from ..ingestion.corpus import STATUS_EVALUATED, Question
+from ..ingestion.extract import read_page_texts
+from ..ingestion.numbers import SCALES
 
 log = logging.getLogger("fingap")
 # the project's own question sets (annotations/NAME_questions.jsonl), reported apart: the
@@ -46,10 +47,6 @@ def validate_answer(params: dict, generate_params: dict) -> dict:
     if not isinstance(runs, list) or not runs:
         raise ParamError("generate.runs must list the [method, condition] runs to answer")
     return {"gate": gate, "max_follow_ups": follow, "k": k, "runs": [tuple(r) for r in runs]}
-
-
-def load_page_texts(pages_path: Path) -> dict[tuple[str, int], str]:
-    return {(r["doc"], r["page"]): r["text"] for r in read_jsonl(pages_path)}
 
 
 def retrieved_pages(record: dict, k: int) -> list[tuple[str, int]]:
@@ -142,7 +139,7 @@ def breakdowns(rows: list[dict]) -> dict:
 
 def llm_only_rows(per_question: list[dict], questions: dict[str, Question]) -> dict[str, float]:
     """Correctness of the LLM's own answers (first new number), for the paired comparison."""
-    from ..strict_accuracy import first_new_number
+    from ..evaluation.strict_accuracy import first_new_number
 
     out = {}
     for r in per_question:
@@ -203,7 +200,7 @@ def run_answer(params: dict, generate_params: dict, questions_path: Path, pages_
                              "; run `dvc repro evaluate` first")
         inputs_by_run[(method, cond)] = path
     t_all = time.perf_counter()
-    texts = load_page_texts(pages_path)
+    texts = read_page_texts(pages_path)
     annotated = load_annotations(annotations_path)
     vocab = Vocabulary.load()
     report: dict = {"params": {k: v for k, v in ap.items() if k != "runs"}, "runs": {},

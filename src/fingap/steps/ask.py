@@ -20,11 +20,12 @@ from pathlib import Path
 
 from ..answers.agent import Agent, AnswerRecord
 from ..answers.fact_store import FactStore
-from ..conditions import CONDITIONS
-from ..io import JsonlError, read_jsonl, write_jsonl
-from ..params import load_params
+from ..core.io import JsonlError, read_jsonl, write_jsonl
+from ..core.params import load_params
+from ..ingestion.extract import read_page_texts
+from ..retrieval.conditions import CONDITIONS
 from . import adhoc
-from .answer import gold_pages_of, load_page_texts, load_question_file
+from .answer import gold_pages_of, load_question_file
 
 TABLE_ROWS = "table_rows"   # BM25 over statement-table rows (the tables stage), search only
 TABLE_ROWS_DENSE = "table_rows_dense"  # the same rows embedded (index_table_rows), search only
@@ -68,8 +69,8 @@ class PageRetriever:
 
 def _llm_answer(question: str, pages: list[tuple[str, int]], texts: dict) -> Callable[[], str]:
     def call() -> str:
-        from ..generation import generate_answers
-        from ..llm import open_llm
+        from ..generation.answering import generate_answers
+        from ..generation.llm import open_llm
 
         params = load_params()
         contexts = {"q": [texts.get(p, "")[:4000] for p in pages]}
@@ -105,7 +106,7 @@ def ask_one(question: str, condition: str, method: str, k: int, doc: str | None)
     if condition == "oracle_doc" and not doc:
         raise AskError("--condition oracle_doc needs --doc")
     _check_inputs(condition, method)
-    texts = load_page_texts(PAGES)
+    texts = read_page_texts(PAGES)
     q = adhoc.AdHocQuestion("q", question, doc)
     pages, prov = PageRetriever(method).pages([q], k, condition)
     with FactStore(FACTS) as store:
@@ -129,7 +130,7 @@ def ask_file(path: Path, out: Path | None, condition: str, method: str, k: int) 
         if condition == "oracle_doc" and not r.get("doc_name"):
             raise AskError(f"{path}: question {r['financebench_id']}: --condition oracle_doc "
                            "needs doc_name")
-    texts = load_page_texts(PAGES)
+    texts = read_page_texts(PAGES)
     if condition == "oracle_page":
         pages = {r["financebench_id"]: gold_pages_of(r) for r in rows}
         prov: dict[str, dict] = {qid: {"method": None} for qid in pages}

@@ -11,9 +11,9 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from ..io import read_jsonl, write_json
-from ..pipeline import make_encoder
-from ..retrievers.dense import DenseRetriever
+from ..core.io import read_jsonl, write_json
+from ..retrieval.dense import DenseRetriever
+from ..retrieval.loading import make_encoder
 
 
 def run_table_rows_index(dense_params: dict, rows_path: Path, out_dir: Path) -> dict:

@@ -13,12 +13,12 @@ import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from .. import corpus as corpus_mod
 from ..answers.fact_store import write_store
 from ..answers.labels import Vocabulary
-from ..answers.tables import doc_facts
-from ..io import read_json, read_jsonl, write_json, write_jsonl
-from ..retrievers.bm25 import BM25Retriever
+from ..core.io import read_json, read_jsonl, write_json, write_jsonl
+from ..ingestion import corpus as corpus_mod
+from ..ingestion.statement_tables import doc_facts
+from ..retrieval.bm25 import BM25Retriever
 
 log = logging.getLogger("fingap")
 

@@ -1,0 +1,71 @@
+"""reports/answers.md: the answer agent's metrics as tables a person reads (from answers.json).
+
+Column meanings (conventions in fingap.evaluation.strict_accuracy and fingap.steps.answer):
+- StrictAcc: one value per answer within max(half a printed unit, 1%) of the gold, on the
+  metrics-generated questions; StrictAcc_numeric: on the questions whose gold holds one number;
+- NumericRecall@5: share of the hand-annotated input values printed on the run's top-5 pages;
+- Coverage: share answered by the structured path; Reliability: its correct share among the
+  gradable questions it answered; Verified: share of answers whose every number the gate traced;
+- Citations: share of the numbers answers claim (structured inputs, LLM numbers) that the cited
+  pages really print, counted before the gate withholds or falls back;
+- LLM only: StrictAcc of the LLM's own answer for the same run (its first new number).
+"""
+
+from __future__ import annotations
+
+RUN_LABELS = {("dense", "standard"): "Dense", ("page_scorer", "standard"): "Page scorer",
+              ("fingap_best", "standard"): "fingap best",
+              ("page_scorer", "oracle_doc"): "Page scorer, Oracle-Doc",
+              ("page_scorer", "oracle_page"): "Oracle-Page"}
+
+
+def _f(x) -> str:
+    return "-" if x is None else f"{x:.3f}"
+
+
+def _ci(c: dict | None) -> str:
+    if not c:
+        return "-"
+    return f"{c['mean_diff']:+.3f} [{c['ci_low']:+.3f}, {c['ci_high']:+.3f}]"
+
+
+def render_answers_report(report: dict) -> str:
+    lines = ["# Answers: the fact-store agent", "",
+             "129 evaluated FinanceBench questions; 45 metrics-generated (MG). Each run's pages "
+             "are its top-5 chunks' pages; the LLM answer of `generate` is the fallback. "
+             "CIs: paired bootstrap (10,000 resamples) of StrictAcc against the LLM-only answers "
+             "of the same run.", "",
+             "| run | StrictAcc (MG) | LLM only (MG) | vs LLM only, CI | StrictAcc_numeric | "
+             "NumericRecall@5 | Coverage (all / MG) | Reliability | Verified | Citations | "
+             "Abstained |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for method, conds in report["runs"].items():
+        for cond, m in conds.items():
+            label = RUN_LABELS.get((method, cond), f"{method} ({cond})")
+            ci = report.get("vs_llm_only", {}).get(method, {}).get(cond, {})
+            lines.append(
+                f"| {label} | {_f(m['StrictAcc'])} | {_f(m.get('LLM_only_StrictAcc'))} | "
+                f"{_ci(ci.get('metrics_generated'))} | {_f(m['StrictAcc_numeric'])} | "
+                f"{_f(m['NumericRecall@5'])} | {_f(m['Coverage'])} / "
+                f"{_f(m['Coverage_metrics_generated'])} | {_f(m['Reliability'])} | "
+                f"{_f(m['Verified'])} | {_f(m.get('CitationAccuracy'))} | "
+                f"{_f(m['Abstained'])} |")
+    own = [(name, report[name]["oracle_page"]) for name in report.get("own_sets", [])]
+    if own:
+        lines += ["", "## The project's own questions (Oracle-Page)", "",
+                  "| set | n | StrictAcc | Coverage | Reliability |", "|---|---|---|---|---|"]
+        for name, m in own:
+            lines.append(f"| {name} | {m['n']} | {_f(m['StrictAcc'])} | {_f(m['Coverage'])} | "
+                         f"{_f(m['Reliability'])} |")
+    for key, title in (("question_type", "question type"), ("doc_type", "document type")):
+        lines += ["", f"## By {title} (StrictAcc on gradable questions / Coverage)", ""]
+        runs = [(m, c) for m, conds in report["breakdown"].items() for c in conds]
+        groups = sorted({g for m, c in runs for g in report["breakdown"][m][c][key]})
+        lines.append("| run | " + " | ".join(groups) + " |")
+        lines.append("|---" * (len(groups) + 1) + "|")
+        for m, c in runs:
+            cells = report["breakdown"][m][c][key]
+            lines.append(f"| {RUN_LABELS.get((m, c), f'{m} ({c})')} | " + " | ".join(
+                f"{_f(cells[g]['StrictAcc_gradable'])} / {_f(cells[g]['Coverage'])} "
+                f"(n={cells[g]['n']})" if g in cells else "-" for g in groups) + " |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,138 @@
+"""Page-level ranking: an index of page embeddings, and the page ranking's own quality.
+
+Page keys are (doc, page) pairs; pages are 0-based as everywhere in fingap.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from ..core.io import read_json
+from ..core.models import ensure_offline, resolve_model
+from ..core.precision import autocast
+from ..core.runs import top_k_indices
+from ..ingestion.corpus import Question
+
+PageKey = tuple[str, int]
+
+
+def page_key_id(key: PageKey) -> str:
+    return f"{key[0]}::p{key[1]:04d}"
+
+
+class PageIndex:
+    def __init__(self, keys: Sequence[PageKey], embeddings: np.ndarray):
+        if len(keys) != len(embeddings):
+            raise ValueError(f"{len(keys)} page keys but {len(embeddings)} embeddings")
+        self.keys = [tuple(k) for k in keys]
+        self.ids = [page_key_id(k) for k in self.keys]
+        self._row_of_id = {i: r for r, i in enumerate(self.ids)}
+        self.embeddings = np.ascontiguousarray(embeddings, dtype=np.float32)
+
+    def rank(self, query_vec: np.ndarray, top: int,
+             allowed: np.ndarray | None = None) -> list[tuple[PageKey, float]]:
+        scores = self.embeddings @ query_vec
+        if allowed is None:
+            hits = top_k_indices(scores, self.ids, top)
+        else:
+            hits = top_k_indices(scores[allowed], [self.ids[i] for i in allowed], top)
+        return [(self.keys[self._row_of_id[i]], s) for i, s in hits]
+
+
+def page_recall_at(gold: Sequence[PageKey], ranked: Sequence[PageKey], n: int) -> float:
+    g = set(gold)
+    return len(g & set(ranked[:n])) / len(g)
+
+
+def reciprocal_rank(gold: Sequence[PageKey], ranked: Sequence[PageKey]) -> float:
+    """1 / rank of the first gold page (0 if none is ranked)."""
+    g = set(gold)
+    for r, key in enumerate(ranked, start=1):
+        if key in g:
+            return 1.0 / r
+    return 0.0
+
+
+_WS = re.compile(r"\s+")
+
+
+def page_text(text: str, max_chars: int = 2000) -> str:
+    return _WS.sub(" ", text).strip()[:max_chars]
+
+
+def load_bi_encoder(model: str, max_seq_length: int):
+    from sentence_transformers import SentenceTransformer
+
+    ensure_offline()
+    m = SentenceTransformer(resolve_model(model), device="cpu")
+    m.max_seq_length = max_seq_length
+    return m
+
+
+def encode_pages(model, texts: Sequence[str], precision: str, batch_size: int = 64,
+                 show_progress: bool = True) -> np.ndarray:
+    """L2-normalised page embeddings (inputs truncated at the model's max_seq_length)."""
+    with autocast(precision):
+        emb = model.encode(list(texts), batch_size=batch_size, normalize_embeddings=True,
+                           convert_to_numpy=True, show_progress_bar=show_progress)
+    return np.asarray(emb, dtype=np.float32)
+
+
+class PageRows:
+    """Row numbers of page keys: of each key, and of each document's pages (in key order)."""
+
+    def __init__(self, keys: Sequence[PageKey]):
+        self.keys = [tuple(k) for k in keys]
+        self.row_of = {k: i for i, k in enumerate(self.keys)}
+        by_doc: dict[str, list[int]] = {}
+        for i, (d, _) in enumerate(self.keys):
+            by_doc.setdefault(d, []).append(i)
+        self._by_doc = {d: np.array(rows, dtype=np.int64) for d, rows in by_doc.items()}
+
+    def of_doc(self, doc: str) -> np.ndarray:
+        return self._by_doc.get(doc, np.zeros(0, dtype=np.int64))
+
+    def allowed(self, cond: str, q: Question) -> np.ndarray | None:
+        """The rows a question may retrieve under a condition (None: all of them)."""
+        if cond == "standard":
+            return None
+        if cond == "oracle_doc":
+            return np.array(sorted(int(i) for d in q.gold_docs for i in self.of_doc(d)),
+                            dtype=np.int64)
+        return np.array(sorted(self.row_of[k] for k in q.gold_pages if k in self.row_of),
+                        dtype=np.int64)
+
+
+def rank_pages(index_dir: Path, questions: Sequence[Question], model_of: Mapping[str, str],
+               model_paths: Mapping[str, str], max_seq_length: int, precision: str, cond: str,
+               top: int) -> dict:
+    """Ranked pages per question. ``model_of[qid]`` names the model that scores it and its page
+    matrix ``index_dir/<name>.npy`` (``base``, or ``fold_N``: the model of the fold that held
+    the question's document out); ``model_paths[name]`` is where that model lives."""
+    keys = [tuple(k) for k in read_json(index_dir / "keys.json")]
+    rows = PageRows(keys)
+    groups: dict[str, list[Question]] = {}
+    for q in questions:
+        groups.setdefault(model_of[q.id], []).append(q)
+    out = {}
+    for name, qs in sorted(groups.items()):
+        model = load_bi_encoder(model_paths[name], max_seq_length)
+        index = PageIndex(keys, np.load(index_dir / f"{name}.npy"))
+        qv = encode_pages(model, [q.question for q in qs], precision, show_progress=False)
+        for q, v in zip(qs, qv, strict=True):
+            out[q.id] = index.rank(v, top, rows.allowed(cond, q))
+    return out
+
+
+def fold_models(variant: str, fold_of: dict[str, int], questions: list[Question],
+                base_model: str, models_dir: Path) -> tuple[dict[str, str], dict[str, str]]:
+    """({qid: model name}, {model name: path}) for ``rank_pages``: the base model for the
+    ``untrained`` variant, else each question's held-out fold model under ``models_dir``."""
+    if variant == "untrained":
+        return {q.id: "base" for q in questions}, {"base": base_model}
+    model_of = {q.id: f"fold_{fold_of[q.id]}" for q in questions}
+    return model_of, {n: str(models_dir / n) for n in sorted(set(model_of.values()))}

@@ -1,0 +1,168 @@
+"""Pipeline steps of the learned page scorer (folds, training, page index, Algorithm 1 runs)."""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ..core.io import atomic_path, read_json, read_jsonl, write_json
+from ..core.params import ParamError
+from ..core.runs import write_run
+from ..ingestion.corpus import STATUS_EVALUATED, Question, read_questions
+from ..ingestion.extract import read_page_texts
+from ..retrieval.page_ranking import (
+    encode_pages,
+    fold_models,
+    load_bi_encoder,
+    page_recall_at,
+    page_text,
+    rank_pages,
+    reciprocal_rank,
+)
+from ..retrieval.page_then_chunk import page_then_chunk
+from ..training.folds import assign_folds, check_folds, fold_of_question
+from ..training.page_scorer import TrainConfig, save_model, train_bi_encoder, training_pairs
+
+log = logging.getLogger("fingap")
+
+
+# ---------------------------------------------------------------- folds
+def run_folds(params: dict, corpus_out: Path, out_path: Path) -> dict:
+    folds = assign_folds(read_questions(corpus_out), params.get("n_folds"),
+                         int(params.get("seed", 0)))
+    write_json(out_path, folds)
+    log.info("folds: %s test questions per fold",
+             [len(f["test_questions"]) for f in folds["folds"]])
+    return folds
+
+
+# ---------------------------------------------------------------- training
+def run_train(params: dict, corpus_out: Path, pages_path: Path, folds_path: Path,
+              models_dir: Path, report_path: Path) -> dict:
+    cfg = TrainConfig.from_params(params)
+    max_chars = cfg.max_chars
+    questions = read_questions(corpus_out)
+    folds = read_json(folds_path)
+    check_folds(folds, questions)
+    pages = read_page_texts(pages_path)
+    by_id = {q.id: q for q in questions}
+    report: dict = {"config": vars(cfg), "max_chars": max_chars, "folds": []}
+    for f in folds["folds"]:
+        train_q = [by_id[q] for q in f["train_questions"]]
+        # the guard that matters: nothing of a test document reaches this fold's training
+        assert not {q.doc for q in train_q} & set(f["test_docs"]), "fold leak"
+        pairs = training_pairs(train_q, pages, max_chars)
+        model, res = train_bi_encoder(pairs, cfg, seed=cfg.seed + f["fold"])
+        out = models_dir / f"fold_{f['fold']}"
+        save_model(model, out)
+        write_json(out / "fingap_fold.json", {"fold": f["fold"], "test_docs": f["test_docs"],
+                                              "train_docs": f["train_docs"]})
+        report["folds"].append({
+            "fold": f["fold"], "n_pairs": res.n_pairs, "n_steps": res.n_steps,
+            "seconds": round(res.seconds, 1),
+            "seconds_per_step": round(res.seconds / max(1, res.n_steps), 3),
+            "epoch_loss": [round(x, 5) for x in res.epoch_loss],
+            "step_loss": [round(x, 5) for x in res.step_loss],
+        })
+        log.info("fold %d: %d pairs, %d steps, %.0fs", f["fold"], res.n_pairs, res.n_steps,
+                 res.seconds)
+    write_json(report_path, report)
+    return report
+
+
+# ---------------------------------------------------------------- page index
+def run_page_index(variant: str, train_params: dict, pages_path: Path, models_dir: Path,
+                   folds_path: Path, out_dir: Path) -> dict:
+    """Embed every page with each fold's model (``trained``) or once with the base model
+    (``untrained``: the same pipeline without fine-tuning)."""
+    cfg = TrainConfig.from_params(train_params)
+    pages = read_page_texts(pages_path)
+    keys = sorted(pages)
+    texts = [page_text(pages[k], cfg.max_chars) for k in keys]
+    out_dir.mkdir(parents=True, exist_ok=True)
+    write_json(out_dir / "keys.json", [list(k) for k in keys])
+    stats: dict = {"variant": variant, "n_pages": len(keys), "encode": []}
+    if variant == "untrained":
+        models = {"base": load_bi_encoder(cfg.model, cfg.max_seq_length)}
+    elif variant == "trained":
+        n = read_json(folds_path)["n_folds"]
+        models = {f"fold_{i}": load_bi_encoder(str(models_dir / f"fold_{i}"), cfg.max_seq_length)
+                  for i in range(n)}
+    else:
+        raise ParamError(f"unknown page index variant {variant!r}")
+    for name, model in models.items():
+        t0 = time.perf_counter()
+        emb = encode_pages(model, texts, cfg.precision)
+        dt = time.perf_counter() - t0
+        with atomic_path(out_dir / f"{name}.npy") as tmp, open(tmp, "wb") as fh:
+            np.save(fh, emb)
+        stats["encode"].append({"model": name, "seconds": round(dt, 1),
+                                "pages_per_s": round(len(texts) / dt, 2)})
+        log.info("page index %s/%s: %d pages in %.0fs", variant, name, len(texts), dt)
+    write_json(out_dir / "stats.json", stats)
+    return stats
+
+
+def run_page_retrieve(method: str, variant: str, P: int, params: dict, train_params: dict,
+                      retrieve_params: dict, dense_params: dict, corpus_out: Path,
+                      chunks_path: Path, folds_path: Path, models_dir: Path, index_dir: Path,
+                      dense_index: Path, out_dir: Path, report_path: Path) -> dict:
+    """Algorithm 1 runs of one method (a page index variant and a P) under every condition."""
+    from ..retrieval.conditions import allowed_rows
+    from ..retrieval.loading import load_retriever
+    from .retrieve import validate_retrieve
+
+    if not isinstance(P, int) or P <= 0:
+        raise ParamError(f"page_scorer.P must be a positive integer, got {P!r}")
+    k, conditions = validate_retrieve(retrieve_params)
+    chunk_method = params.get("chunk_retriever", "dense")
+    all_questions = read_questions(corpus_out)
+    questions = [q for q in all_questions if q.status == STATUS_EVALUATED]
+    folds = read_json(folds_path)
+    check_folds(folds, all_questions)
+    chunks = read_jsonl(chunks_path)
+    chunk_keys = [(c["doc"], c["page"]) for c in chunks]
+    retriever = load_retriever(chunk_method, dense_params, dense_index)
+    if retriever.ids != [c["chunk_id"] for c in chunks]:
+        raise RuntimeError(f"{dense_index} does not match {chunks_path}; rerun its index stage")
+    queries = {q.id: q.question for q in questions}
+    fold_of = fold_of_question(folds)
+    report: dict = {"method": method, "variant": variant, "P": P, "chunk_retriever": chunk_method,
+                    "conditions": {}}
+    cfg = TrainConfig.from_params(train_params)
+    model_of, model_paths = fold_models(variant, fold_of, questions, cfg.model, models_dir)
+    for cond in conditions:
+        ranked = rank_pages(index_dir, questions, model_of, model_paths, cfg.max_seq_length,
+                            cfg.precision, cond, max(P, 20))
+        allowed = allowed_rows(cond, questions, [d for d, _ in chunk_keys],
+                               [p for _, p in chunk_keys])
+        run = page_then_chunk(ranked, P, retriever, queries, k, chunk_keys, allowed)
+        write_run(out_dir / f"{cond}.json", run)
+        report["conditions"][cond] = page_ranking_quality(questions, ranked, fold_of,
+                                                          sorted({5, 10, 20, P}))
+    write_json(report_path, report)
+    return report
+
+
+def page_ranking_quality(questions: list[Question], ranked: dict, fold_of: dict[str, int],
+                         cutoffs: list[int]) -> dict:
+    """PageRec@n of the page ranking and MRR of the first gold page (0 beyond the largest
+    cutoff), overall and per fold."""
+    def summarise(qs):
+        row = {f"PageRec@{n}": float(np.mean([page_recall_at(q.gold_pages,
+                                                             [k for k, _ in ranked[q.id]], n)
+                                              for q in qs])) for n in cutoffs}
+        row[f"MRR@{max(cutoffs)}"] = float(np.mean([
+            reciprocal_rank(q.gold_pages, [k for k, _ in ranked[q.id]][:max(cutoffs)])
+            for q in qs]))
+        row["n"] = len(qs)
+        return row
+
+    out = {"overall": summarise(questions)}
+    for f in sorted(set(fold_of.values())):
+        out[f"fold_{f}"] = summarise([q for q in questions if fold_of[q.id] == f])
+    return out
+

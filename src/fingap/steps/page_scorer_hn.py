@@ -1,0 +1,196 @@
+"""Pipeline step of the hard-negative page scorer (beyond the paper).
+
+Per document-grouped fold, on the fold's training documents only:
+1. carve a validation split of whole documents out of them;
+2. mine hard negatives for the remaining (fit) questions: non-gold pages of the same document
+   ranked high by the fold's in-batch page scorer (``mine_with: scorer``) or by BM25 over pages;
+3. train a fresh base model with MNR over in-batch positives plus those negatives, validating
+   after every epoch on the validation documents, keeping the best epoch and stopping after
+   ``patience`` epochs without improvement.
+The per-epoch validation curves and their cost are the epochs study (reports/page_scorer_hn*).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..core.io import read_json, write_json
+from ..core.params import ParamError
+from ..ingestion.corpus import read_questions
+from ..ingestion.extract import read_page_texts
+from ..retrieval.page_ranking import encode_pages, load_bi_encoder, page_text
+from ..training.folds import check_folds
+from ..training.hard_negatives import (
+    MINERS,
+    mine_negatives,
+    rank_by_scores,
+    split_validation,
+    validation_metrics,
+)
+from ..training.page_scorer import (
+    EarlyStopping,
+    TrainConfig,
+    save_model,
+    train_bi_encoder,
+    training_pairs,
+)
+
+log = logging.getLogger("fingap")
+
+VAL_METRICS = ("MRR@20", "PageRec@5", "PageRec@20", "DocPageRec@5")
+
+
+@dataclass
+class HardNegativeConfig:
+    epochs: int = 8                 # most epochs; early stopping may end a fold sooner
+    patience: int | None = 3        # epochs without validation gain before stopping; null: never
+    metric: str = "MRR@20"          # validation metric that picks the epoch
+    val_fraction: float = 0.15      # share of a fold's training documents held out
+    mine_with: str = "scorer"       # scorer (the fold's in-batch page scorer) | bm25 (k1 1.5,
+                                    # b 0.75: fixed, so a bm25 sweep never retrains this)
+    mine_top: int = 10              # negatives drawn from this many top non-gold pages
+    negatives_per_pair: int = 1
+    false_negative_recall: float = 0.8  # see fingap.training.hard_negatives
+    seed: int = 13
+
+    @classmethod
+    def from_params(cls, p: dict) -> HardNegativeConfig:
+        unknown = set(p) - set(cls.__dataclass_fields__)
+        if unknown:
+            raise ParamError(f"page_scorer_hn: unknown keys {sorted(unknown)}")
+        cfg = cls(**p)
+        if not isinstance(cfg.epochs, int) or cfg.epochs < 1:
+            raise ParamError(f"page_scorer_hn.epochs must be an integer >= 1, got {cfg.epochs!r}")
+        if cfg.patience is not None and (not isinstance(cfg.patience, int) or cfg.patience < 1):
+            raise ParamError(f"page_scorer_hn.patience must be null or >= 1: {cfg.patience!r}")
+        if cfg.metric not in VAL_METRICS:
+            raise ParamError(f"page_scorer_hn.metric must be one of {VAL_METRICS}: {cfg.metric!r}")
+        if cfg.mine_with not in MINERS:
+            raise ParamError(f"page_scorer_hn.mine_with must be one of {MINERS}: "
+                             f"{cfg.mine_with!r}")
+        if cfg.mine_top < 1 or cfg.negatives_per_pair < 0:
+            raise ParamError("page_scorer_hn: need mine_top >= 1 and negatives_per_pair >= 0")
+        if not 0 < cfg.false_negative_recall <= 1:
+            raise ParamError("page_scorer_hn.false_negative_recall must be in (0, 1]")
+        if not 0 < cfg.val_fraction < 1:
+            raise ParamError(f"page_scorer_hn.val_fraction must be in (0, 1): {cfg.val_fraction}")
+        return cfg
+
+
+class _Miner:
+    """Ranks a question's document pages for mining, fold by fold."""
+
+    def __init__(self, cfg: HardNegativeConfig, train: TrainConfig, pages: dict,
+                 mining_models: Path, mining_index: Path):
+        self.cfg, self.train, self.pages = cfg, train, pages
+        self.models, self.index = mining_models, mining_index
+        self._bm25 = None
+
+    def ranker(self, fold: int, questions: list):
+        if self.cfg.mine_with == "bm25":
+            return self._bm25_ranker(questions)
+        keys = [tuple(k) for k in read_json(self.index / "keys.json")]
+        meta = read_json(self.models / f"fold_{fold}" / "fingap_fold.json")
+        if meta["fold"] != fold:
+            raise RuntimeError(f"{self.models}/fold_{fold} is the model of fold {meta['fold']}")
+        model = load_bi_encoder(str(self.models / f"fold_{fold}"), self.train.max_seq_length)
+        emb = np.load(self.index / f"fold_{fold}.npy")
+        qv = encode_pages(model, [q.question for q in questions], self.train.precision,
+                          show_progress=False)
+        by_id = {q.id: v for q, v in zip(questions, qv, strict=True)}
+        return rank_by_scores(keys, lambda q: emb @ by_id[q.id])
+
+    def _bm25_ranker(self, questions: list):
+        from ..retrieval.bm25 import BM25Retriever
+
+        keys = sorted(self.pages)
+        if self._bm25 is None:
+            self._bm25 = BM25Retriever.from_texts([f"{d}#{p}" for d, p in keys],
+                                                  [self.pages[k] for k in keys])
+        scores = dict(zip([q.id for q in questions],
+                          self._bm25.score([q.question for q in questions]), strict=True))
+        return rank_by_scores(keys, lambda q: scores[q.id])
+
+
+def _validator(val_q: list, pages: dict, train: TrainConfig):
+    val_docs = {q.doc for q in val_q}
+    keys = sorted(k for k in pages if k[0] in val_docs)
+    texts = [page_text(pages[k], train.max_chars) for k in keys]
+
+    def validate(model) -> dict:
+        pe = encode_pages(model, texts, train.precision, show_progress=False)
+        qe = encode_pages(model, [q.question for q in val_q], train.precision,
+                          show_progress=False)
+        return validation_metrics(val_q, keys, pe, qe)
+
+    return validate, len(keys)
+
+
+def run_train_hn(train_params: dict, hn_params: dict, corpus_out: Path, pages_path: Path,
+                 folds_path: Path, mining_models: Path, mining_index: Path, models_dir: Path,
+                 report_path: Path, eval_epochs: list[int] | None = None) -> dict:
+    """``eval_epochs``: validate only after these epochs (the epochs study of
+    benchmarks/study_hard_negatives.py); default every epoch."""
+    cfg = HardNegativeConfig.from_params(hn_params)
+    train = TrainConfig.from_params({**train_params, "epochs": cfg.epochs})
+    questions = read_questions(corpus_out)
+    folds = read_json(folds_path)
+    check_folds(folds, questions)
+    pages = read_page_texts(pages_path)
+    by_id = {q.id: q for q in questions}
+    miner = _Miner(cfg, train, pages, mining_models, mining_index)
+    report: dict = {"config": asdict(cfg), "train_config": vars(train), "folds": []}
+    for f in folds["folds"]:
+        fold = f["fold"]
+        train_q = [by_id[q] for q in f["train_questions"]]
+        assert not {q.doc for q in train_q} & set(f["test_docs"]), "fold leak"
+        fit_q, val_q = split_validation(train_q, cfg.val_fraction, cfg.seed + fold)
+        negatives, counts = mine_negatives(fit_q, miner.ranker(fold, fit_q), pages, cfg.mine_top,
+                                           cfg.false_negative_recall)
+        pairs = training_pairs(fit_q, pages, train.max_chars)
+        pools = [[(page_text(pages[k], train.max_chars), k) for k in negatives[qid]]
+                 for qid, _, _, _ in pairs]
+        validate, n_val_pages = _validator(val_q, pages, train)
+        stopping = EarlyStopping(cfg.metric, cfg.patience)
+        model, res = train_bi_encoder(
+            pairs, train, seed=train.seed + fold, negatives=pools,
+            negatives_per_pair=cfg.negatives_per_pair,
+            gold={q.id: set(q.gold_pages) for q in fit_q}, validate=validate, stopping=stopping,
+            eval_epochs=eval_epochs)
+        out = models_dir / f"fold_{fold}"
+        save_model(model, out)
+        val_docs = sorted({q.doc for q in val_q})
+        write_json(out / "fingap_fold.json", {"fold": fold, "test_docs": f["test_docs"],
+                                              "train_docs": f["train_docs"],
+                                              "validation_docs": val_docs})
+        report["folds"].append({
+            "fold": fold, "n_pairs": res.n_pairs, "n_steps": res.n_steps,
+            "n_validation_questions": len(val_q), "n_validation_pages": n_val_pages,
+            "validation_docs": val_docs, "mining": counts,
+            "best_epoch": res.best_epoch, "epochs_run": len(res.epoch_loss),
+            "seconds": round(res.seconds, 1), "validation_seconds": round(res.val_seconds, 1),
+            "seconds_per_step": round((res.seconds - res.val_seconds) / max(1, res.n_steps), 3),
+            "val_curve": res.val_curve,
+            "epoch_loss": [round(x, 5) for x in res.epoch_loss],
+            "step_loss": [round(x, 5) for x in res.step_loss]})
+        log.info("fold %d: best epoch %s of %d", fold, res.best_epoch, len(res.epoch_loss))
+    report["epochs_study"] = epochs_study(report["folds"], cfg.metric)
+    write_json(report_path, report)
+    return report
+
+
+def epochs_study(folds: list[dict], metric: str) -> dict:
+    """Validation quality and training cost per epoch, averaged over the folds that ran it."""
+    rows = []
+    for e in sorted({r["epoch"] for f in folds for r in f["val_curve"]}):
+        at = [r for f in folds for r in f["val_curve"] if r["epoch"] == e]
+        rows.append({"epoch": e, "folds": len(at),
+                     **{m: round(float(np.mean([r[m] for r in at])), 4) for m in VAL_METRICS},
+                     "train_minutes_per_fold": round(float(np.mean([r["train_seconds"]
+                                                                   for r in at])) / 60, 2)})
+    return {"metric": metric, "per_epoch": rows,
+            "best_epoch_per_fold": [f["best_epoch"] for f in folds]}

@@ -1,0 +1,388 @@
+"""Pipeline steps of the paper's other methods (Table 1) and their combinations.
+
+Every method writes the same run files (``data/runs/<method>/<condition>.json``) as the others.
+Composite methods (fusion, reranking) build their own deeper first-stage lists (``zoo.depth`` for
+fusion, ``reranker.candidates`` for reranking) rather than reading the top-k run files, because
+fusing or reranking five chunks would say little.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from ..core.io import read_json, read_jsonl
+from ..core.params import ParamError, require_int
+from ..core.runs import Run, write_run
+from ..ingestion.corpus import STATUS_EVALUATED, Question, read_questions
+from ..retrieval.conditions import allowed_rows
+from ..retrieval.fusion import rrf
+from ..retrieval.query_expansion import expand
+from ..training.folds import check_folds, fold_of_question
+
+log = logging.getLogger("fingap")
+
+PATHS = {
+    "corpus": Path("data/corpus"),
+    "pages": Path("data/pages/pages.jsonl"),
+    "chunks": Path("data/chunks/chunks.jsonl"),
+    "children": Path("data/chunks/children.jsonl"),
+    "folds": Path("data/folds.json"),
+    "indexes": Path("data/indexes"),
+    "page_models": Path("models/page_scorer"),
+    "page_index": Path("data/page_index/trained"),
+    "page_models_hn": Path("models/page_scorer_hn"),
+    "page_index_hn": Path("data/page_index/hn"),
+    "reranker_models": Path("models/reranker"),
+    "cache": Path("data/cache/embeddings.sqlite"),
+    "hyde": Path("data/hyde"),
+}
+
+
+def _questions(paths: dict) -> tuple[list[Question], list[Question]]:
+    allq = read_questions(paths["corpus"])
+    return allq, [q for q in allq if q.status == STATUS_EVALUATED]
+
+
+# ---------------------------------------------------------------- first-stage retrievers
+class Context:
+    """Everything a method needs, loaded lazily and once."""
+
+    def __init__(self, params: dict, paths: dict = PATHS):
+        self.params, self.paths = params, paths
+        self.all_questions, self.questions = _questions(paths)
+        self.queries = {q.id: q.question for q in self.questions}
+        self.chunks = read_jsonl(paths["chunks"])
+        self.chunk_ids = [c["chunk_id"] for c in self.chunks]
+        self.texts = {c["chunk_id"]: c["text"] for c in self.chunks}
+        self.k = require_int(params["retrieve"], "retrieve", "k", minimum=1)
+        self.conditions = params["retrieve"].get("conditions")
+        self._cache: dict = {}
+
+    def allowed(self, cond: str):
+        key = ("allowed", cond)
+        if key not in self._cache:
+            self._cache[key] = allowed_rows(cond, self.questions,
+                                            [c["doc"] for c in self.chunks],
+                                            [c["page"] for c in self.chunks])
+        return self._cache[key]
+
+    def retriever(self, name: str):
+        from ..retrieval.loading import load_retriever
+
+        if name in self._cache:
+            return self._cache[name]
+        idx = self.paths["indexes"]
+        if name in ("bm25", "dense"):
+            r = load_retriever(name, self.params[name], idx / name, self.paths["cache"])
+        elif name == "splade":
+            from ..retrieval.splade import SpladeEncoder, SpladeRetriever
+
+            sp = self.params["splade"]
+            r = SpladeRetriever.load(idx / "splade", SpladeEncoder(
+                sp["model"], max_length=int(sp["max_length"]), batch_size=int(sp["batch_size"]),
+                precision=sp.get("precision", "fp32")))
+        elif name == "parent_child":
+            from ..retrieval.dense import DenseRetriever
+            from ..retrieval.parent_child import ParentChildRetriever
+
+            child = DenseRetriever.load(idx / "dense_children",
+                                        self.retriever("dense").encoder)
+            children = read_jsonl(self.paths["children"])
+            if child.ids != [c["chunk_id"] for c in children]:
+                raise RuntimeError("children index does not match children.jsonl; rerun it")
+            row = {cid: i for i, cid in enumerate(self.chunk_ids)}
+            r = ParentChildRetriever(child, self.chunk_ids, [row[c["parent_id"]] for c in children])
+        else:
+            raise ParamError(f"unknown first-stage retriever {name!r}")
+        if r.ids != self.chunk_ids and name != "parent_child":
+            raise RuntimeError(f"index of {name} does not match the chunk table; rerun it")
+        self._cache[name] = r
+        return r
+
+    def first_stage(self, name: str, cond: str, depth: int, expanded: bool = False) -> Run:
+        queries = {q: expand(t) for q, t in self.queries.items()} if expanded else self.queries
+        return self.retriever(name).search(queries, depth, self.allowed(cond))
+
+    # ------------------------------------------------------------ page-then-chunk
+    def _P(self) -> int:
+        return require_int(self.params["page_scorer"], "page_scorer", "P", minimum=1)
+
+    def fold_of(self) -> dict[str, int]:
+        """Each question's cross-validation fold (whose models never saw its document)."""
+        folds = read_json(self.paths["folds"])
+        check_folds(folds, self.all_questions)
+        return fold_of_question(folds)
+
+    def ranked_pages(self, cond: str, top: int | None = None, variant: str = "trained") -> dict:
+        """Fine-tuned page ranking per question (each by its held-out fold's model);
+        ``variant`` ``hn`` is the hard-negative page scorer."""
+        from ..retrieval.page_ranking import fold_models, rank_pages
+        from ..training.page_scorer import TrainConfig
+
+        if variant not in ("trained", "hn"):
+            raise ParamError(f"unknown fine-tuned page scorer {variant!r}")
+        suffix = "_hn" if variant == "hn" else ""
+        top = top or self._P()
+        key = ("ranked", cond, top, variant)
+        if key not in self._cache:
+            cfg = TrainConfig.from_params(self.params["page_scorer_train"])
+            model_of, paths = fold_models("trained", self.fold_of(), self.questions, cfg.model,
+                                          self.paths["page_models" + suffix])
+            self._cache[key] = rank_pages(self.paths["page_index" + suffix], self.questions,
+                                          model_of, paths, cfg.max_seq_length, cfg.precision,
+                                          cond, top)
+        return self._cache[key]
+
+    def method_pages(self, method: str, cond: str) -> dict:
+        """The page ranking a page-then-chunk method drew its candidates from."""
+        variant = "hn" if "_hn" in method else "trained"
+        if method.startswith("page_hybrid"):
+            return self.hybrid_pages(cond, variant)
+        if method.startswith("page_ensemble"):
+            return self.ensemble_pages(cond)
+        return self.ranked_pages(cond, variant=variant)
+
+    def ensemble_pages(self, cond: str) -> dict:
+        """RRF of the in-batch and the hard-negative page scorers' rankings, uniform weights and
+        k_rrf = zoo.k_rrf fixed in advance. Both models of a question's fold held its document
+        out, so the ensemble is as fold-safe as each of them."""
+        depth = _depth(self)
+        runs = [_page_ids(self.ranked_pages(cond, depth, v)) for v in ("trained", "hn")]
+        return _page_keys(rrf(runs, depth, k_rrf=int(self.params["zoo"].get("k_rrf", 60))))
+
+    def hybrid_pages(self, cond: str, variant: str = "trained") -> dict:
+        """Page-level hybrid (beyond the paper): RRF of the page scorer's and BM25's page
+        rankings, uniform weights and k_rrf = zoo.k_rrf fixed in advance (nothing tuned)."""
+        from ..retrieval.page_ranking import PageRows
+
+        depth = _depth(self)
+        bm, keys = self._page_bm25()
+        rows = PageRows(keys)
+        allowed = None
+        if cond != "standard":
+            allowed = {q.id: rows.allowed(cond, q) for q in self.questions}
+        lexical = bm.search(self.queries, depth, allowed)
+        learned = _page_ids(self.ranked_pages(cond, depth, variant))
+        return _page_keys(rrf([learned, lexical], depth,
+                              k_rrf=int(self.params["zoo"].get("k_rrf", 60))))
+
+    def _page_bm25(self):
+        if "page_bm25" not in self._cache:
+            from ..retrieval.bm25 import BM25Retriever
+
+            bp = self.params["bm25"]
+            pages = read_jsonl(self.paths["pages"])
+            keys = [(r["doc"], r["page"]) for r in pages]
+            bm = BM25Retriever.from_texts([f"{d}#{p}" for d, p in keys],
+                                          [r["text"] for r in pages],
+                                          backend=bp.get("backend", "bm25s"),
+                                          k1=float(bp.get("k1", 1.5)), b=float(bp.get("b", 0.75)))
+            self._cache["page_bm25"] = (bm, keys)
+        return self._cache["page_bm25"]
+
+    def page_candidates(self, ranked: dict, cond: str) -> dict[str, np.ndarray]:
+        """Chunk rows on each question's top-P pages (Algorithm 1's candidates)."""
+        from ..retrieval.page_then_chunk import chunk_rows_by_page, rows_on_pages
+
+        P, allowed = self._P(), self.allowed(cond)
+        by_page = chunk_rows_by_page([(c["doc"], c["page"]) for c in self.chunks])
+        return {q: rows_on_pages([key for key, _ in ranked[q][:P]], by_page,
+                                 None if allowed is None else allowed[q]) for q in self.queries}
+
+    def page_scorer_run(self, cond: str, depth: int, ranked: dict | None = None) -> Run:
+        """Algorithm 1: dense chunk retrieval restricted to the top-P pages."""
+        ranked = ranked or self.ranked_pages(cond)
+        return self.retriever("dense").search(self.queries, depth,
+                                              self.page_candidates(ranked, cond))
+
+    def page_scorer_final(self, cond: str, strategy: str, ranked: dict | None = None) -> Run:
+        """Algorithm 1's candidates (chunks on the top-P pages), ordered by a final-step
+        strategy that lets the fine-tuned page score take part (fingap.retrieval.final_step)."""
+        from ..retrieval.final_step import order
+
+        ranked = ranked or self.ranked_pages(cond)
+        P = self._P()
+        candidates = self.page_candidates(ranked, cond)
+        keys = [(c["doc"], c["page"]) for c in self.chunks]
+        qids = sorted(self.queries)
+        chunk_scores = self.retriever("dense").score([self.queries[q] for q in qids])
+        fs = self.params.get("final_step", {})
+        run: Run = {}
+        for qi, qid in enumerate(qids):
+            page_score = dict(ranked[qid][:P])
+            rows = candidates[qid]
+            run[qid] = order([self.chunk_ids[r] for r in rows],
+                             np.array([page_score[keys[r]] for r in rows]),
+                             chunk_scores[qi, rows], strategy, self.k,
+                             weight=float(fs.get("linear_weight", 0.5)),
+                             k_rrf=int(fs.get("k_rrf", 60)))
+        return run
+
+    # ------------------------------------------------------------ HyDE / Multi-HyDE
+    def hyde_retrievers(self, kind: str) -> list:
+        """Dense retrievers queried by HyDE vectors: one for ``hyde`` and for ``multi_hyde`` in
+        mean mode, N (one per passage, fused later) for ``multi_hyde`` in fuse mode."""
+        from ..retrieval.dense import VectorQueries
+        from .hyde import hyde_vectors, mean_vectors, multi_hyde_vectors, validate_hyde
+
+        key = ("hyde", kind)
+        if key not in self._cache:
+            dense, qids, d = self.retriever("dense"), sorted(self.queries), self.paths["hyde"]
+            if kind == "hyde":
+                slots = [hyde_vectors(d, dense.encoder, qids)]
+            else:
+                slots = multi_hyde_vectors(d, dense.encoder, qids)
+                if validate_hyde(self.params["hyde"])["multi_hyde_mode"] == "mean":
+                    slots = [mean_vectors(slots)]
+            self._cache[key] = [VectorQueries(dense, s) for s in slots]
+        return self._cache[key]
+
+    def hyde_run(self, kind: str, depth: int, allowed) -> Run:
+        retrievers = self.hyde_retrievers(kind)
+        by_id = {q: q for q in self.queries}  # VectorQueries looks vectors up by question id
+        if len(retrievers) == 1:
+            return retrievers[0].search(by_id, depth, allowed)
+        runs = [r.search(by_id, max(depth, _depth(self)), allowed) for r in retrievers]
+        return rrf(runs, depth, k_rrf=int(self.params["zoo"].get("k_rrf", 60)))
+
+    def rerank(self, run: Run, trained: bool) -> Run:
+        rp = self.params["reranker"]
+        n = require_int(rp, "reranker", "candidates", minimum=1)
+        if n < self.k:
+            raise ParamError(f"reranker.candidates ({n}) must be >= retrieve.k ({self.k})")
+        if not trained:
+            model = self._reranker(rp["base_model"], seed=int(rp.get("seed", 0)))
+            return model.rerank(run, self.queries, self.texts, self.k, n)
+        folds = read_json(self.paths["folds"])
+        check_folds(folds, self.all_questions)
+        fold_of = fold_of_question(folds)
+        out: Run = {}
+        for f in sorted(set(fold_of.values())):
+            mdir = self.paths["reranker_models"] / f"fold_{f}"
+            meta = read_json(mdir / "fingap_fold.json")
+            qids = [q for q in run if fold_of[q] == f]
+            # fold isolation: the model must never have trained on these questions' documents
+            docs = {q.doc for q in self.questions if q.id in set(qids)}
+            leak = docs & set(meta["train_docs"])
+            if leak:
+                raise AssertionError(f"reranker fold {f} was trained on {sorted(leak)}")
+            model = self._reranker(str(mdir))
+            out.update(model.rerank({q: run[q] for q in qids}, self.queries, self.texts, self.k, n))
+        return out
+
+    def _reranker(self, model: str, seed: int = 0):
+        from ..retrieval.bge import FlagRerankerAdapter, is_bge_reranker
+        from ..retrieval.reranking import CrossEncoderReranker
+
+        rp = self.params["reranker"]
+        if is_bge_reranker(model):  # e.g. BAAI/bge-reranker-v2-m3, through FlagEmbedding
+            return FlagRerankerAdapter(model, max_length=int(rp.get("max_length", 512)),
+                                       batch_size=int(rp.get("batch_size", 32)))
+        return CrossEncoderReranker(model, max_length=int(rp.get("max_length", 256)),
+                                    batch_size=int(rp.get("batch_size", 32)),
+                                    precision=rp.get("precision", "bf16"), seed=seed)
+
+
+def _page_ids(ranked: dict) -> Run:
+    """Page rankings as runs (page id ``doc#page``), so that ``fingap.retrieval.fusion`` can fuse
+    them."""
+    return {q: [(f"{d}#{p}", s) for (d, p), s in hits] for q, hits in ranked.items()}
+
+
+def _page_keys(run: Run) -> dict:
+    return {q: [((pid.rsplit("#", 1)[0], int(pid.rsplit("#", 1)[1])), s) for pid, s in hits]
+            for q, hits in run.items()}
+
+
+def _fuse(ctx: Context, runs: list[Run]) -> Run:
+    zp = ctx.params["zoo"]
+    return rrf(runs, ctx.k, k_rrf=int(zp.get("k_rrf", 60)), weights=zp.get("hybrid_weights"))
+
+
+def _depth(ctx: Context) -> int:
+    return require_int(ctx.params["zoo"], "zoo", "depth", minimum=1)
+
+
+def _candidates(ctx: Context) -> int:
+    return require_int(ctx.params["reranker"], "reranker", "candidates", minimum=1)
+
+
+def _bge_m3_all_three(ctx: Context, cond: str) -> Run:
+    """Dense candidates rescored by BGE-M3's dense + sparse + ColBERT scores (needs BGE-M3)."""
+    from ..retrieval.bge import BGEM3AllThree
+
+    bp = ctx.params.get("bge_m3", {})
+    key = ("bge_m3", bp.get("model"))
+    if key not in ctx._cache:
+        ctx._cache[key] = BGEM3AllThree(bp.get("model", "BAAI/bge-m3"),
+                                        max_length=int(bp.get("max_length", 1024)),
+                                        batch_size=int(bp.get("batch_size", 8)))
+    return ctx._cache[key].rerank(ctx.first_stage("dense", cond, _candidates(ctx)), ctx.queries,
+                                  ctx.texts, ctx.k, _candidates(ctx))
+
+
+# method name -> function(context, condition) -> run
+METHODS: dict[str, Callable[[Context, str], Run]] = {
+    "splade": lambda c, cond: c.first_stage("splade", cond, c.k),
+    "parent_child": lambda c, cond: c.first_stage("parent_child", cond, c.k),
+    "query_expansion": lambda c, cond: c.first_stage(
+        c.params["zoo"].get("expansion_retriever", "dense"), cond, c.k, expanded=True),
+    "hybrid": lambda c, cond: _fuse(c, [c.first_stage(m, cond, _depth(c))
+                                        for m in c.params["zoo"]["hybrid"]]),
+    "dense_reranker": lambda c, cond: c.rerank(c.first_stage("dense", cond, _candidates(c)),
+                                               trained=True),
+    "dense_reranker_untrained": lambda c, cond: c.rerank(
+        c.first_stage("dense", cond, _candidates(c)), trained=False),
+    "page_scorer_reranker": lambda c, cond: c.rerank(c.page_scorer_run(cond, _candidates(c)),
+                                                     trained=True),
+    "page_scorer_page_order": lambda c, cond: c.page_scorer_final(cond, "page_score"),
+    "page_scorer_linear": lambda c, cond: c.page_scorer_final(cond, "linear"),
+    "page_scorer_rrf": lambda c, cond: c.page_scorer_final(cond, "rrf"),
+    "page_scorer_bm25_hybrid": lambda c, cond: _fuse(
+        c, [c.page_scorer_run(cond, _depth(c)), c.first_stage("bm25", cond, _depth(c))]),
+    "page_hybrid": lambda c, cond: c.page_scorer_run(cond, c.k, ranked=c.hybrid_pages(cond)),
+    "page_hybrid_page_order": lambda c, cond: c.page_scorer_final(
+        cond, "page_score", ranked=c.hybrid_pages(cond)),
+    # the hard-negative page scorer (Algorithm 1 itself is retrieve_pages@page_scorer_hn)
+    "page_scorer_hn_page_order": lambda c, cond: c.page_scorer_final(
+        cond, "page_score", ranked=c.ranked_pages(cond, variant="hn")),
+    "page_hybrid_hn": lambda c, cond: c.page_scorer_run(cond, c.k,
+                                                        ranked=c.hybrid_pages(cond, "hn")),
+    "page_hybrid_hn_page_order": lambda c, cond: c.page_scorer_final(
+        cond, "page_score", ranked=c.hybrid_pages(cond, "hn")),
+    # both fine-tuned page scorers, fused (RRF)
+    "page_ensemble": lambda c, cond: c.page_scorer_run(cond, c.k, ranked=c.ensemble_pages(cond)),
+    "page_ensemble_page_order": lambda c, cond: c.page_scorer_final(
+        cond, "page_score", ranked=c.ensemble_pages(cond)),
+    "bge_m3_all_three": lambda c, cond: _bge_m3_all_three(c, cond),
+    "hyde": lambda c, cond: c.hyde_run("hyde", c.k, c.allowed(cond)),
+    "multi_hyde": lambda c, cond: c.hyde_run("multi_hyde", c.k, c.allowed(cond)),
+    "dense_multi_hyde_reranker": lambda c, cond: c.rerank(
+        c.hyde_run("multi_hyde", _candidates(c), c.allowed(cond)), trained=True),
+    "page_scorer_multi_hyde": lambda c, cond: c.hyde_run(
+        "multi_hyde", c.k, c.page_candidates(c.ranked_pages(cond), cond)),
+}
+
+
+def run_method(method: str, params: dict, out_dir: Path, paths: dict = PATHS) -> dict:
+    if method not in METHODS:
+        raise ParamError(f"unknown method {method!r}; known: {', '.join(sorted(METHODS))}")
+    ctx = Context(params, paths)
+    timing = {}
+    for cond in ctx.conditions:
+        t0 = time.perf_counter()
+        run = METHODS[method](ctx, cond)
+        timing[cond] = round(time.perf_counter() - t0, 2)
+        missing = set(ctx.queries) - set(run)
+        if missing:
+            raise RuntimeError(f"{method}/{cond}: no result for {len(missing)} questions")
+        write_run(out_dir / f"{cond}.json", run)
+    log.info("%s: %s", method, timing)
+    return timing
+
+

@@ -1,0 +1,123 @@
+import json
+
+import pytest
+
+from fingap.core.io import JsonlError
+from fingap.ingestion.corpus import (
+    STATUS_MISSING_DOC,
+    CorpusError,
+    build_manifest,
+    locate_corpus,
+    verify_inputs,
+)
+
+
+def test_manifest_counts_and_missing_docs(tiny_corpus):
+    manifest, questions = build_manifest(tiny_corpus)
+    assert manifest["questions"] == {"n_total": 5, "n_evaluated": 4, "n_missing_doc": 1,
+                                     "missing_doc_ids": ["q5"]}
+    assert manifest["docs"]["missing"] == ["ZETA_2020_10K"]
+    assert "pdfs/ACME_2022_10K.pdf" in manifest["files"]
+    assert all(len(h) == 64 for h in manifest["files"].values())
+    q5 = next(q for q in questions if q.id == "q5")
+    assert q5.status == STATUS_MISSING_DOC
+    q2 = next(q for q in questions if q.id == "q2")
+    assert q2.gold_pages == [("ACME_2022_10K", 1), ("ACME_2022_10K", 2)]  # a set, sorted
+    assert q2.doc_type == "10K"
+
+
+def _rewrite_line(path, lineno, text):
+    lines = path.read_text().splitlines()
+    lines[lineno - 1] = text
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_malformed_line_names_file_and_line(tiny_corpus):
+    qfile = tiny_corpus / "data" / "financebench_open_source.jsonl"
+    _rewrite_line(qfile, 3, '{"financebench_id": "broken"')
+    with pytest.raises(JsonlError, match=r"financebench_open_source.jsonl:3: malformed JSON"):
+        build_manifest(tiny_corpus)
+
+
+def test_duplicate_question_id(tiny_corpus):
+    qfile = tiny_corpus / "data" / "financebench_open_source.jsonl"
+    first = qfile.read_text().splitlines()[0]
+    qfile.write_text(qfile.read_text() + first + "\n")
+    with pytest.raises(JsonlError, match=r":6: duplicate question id q1 \(first on line 1\)"):
+        build_manifest(tiny_corpus)
+
+
+def test_missing_field_and_bad_page(tiny_corpus):
+    qfile = tiny_corpus / "data" / "financebench_open_source.jsonl"
+    rows = [json.loads(line) for line in qfile.read_text().splitlines()]
+    del rows[1]["question"]
+    rows[2]["evidence"][0]["evidence_page_num"] = -1
+    qfile.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    with pytest.raises(JsonlError, match=r":2: missing field\(s\) question"):
+        build_manifest(tiny_corpus)
+    del rows[1]
+    qfile.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    with pytest.raises(JsonlError, match=r":2: evidence\[0\].evidence_page_num must be an int"):
+        build_manifest(tiny_corpus)
+
+
+def test_unknown_doc_type(tiny_corpus):
+    info = tiny_corpus / "data" / "financebench_document_information.jsonl"
+    _rewrite_line(info, 2, json.dumps({"doc_name": "X", "doc_type": "brochure"}))
+    with pytest.raises(JsonlError, match="document_information.jsonl:2"):
+        build_manifest(tiny_corpus)
+
+
+def test_locate_corpus_order(tiny_corpus, tmp_path, monkeypatch):
+    monkeypatch.delenv("FINANCEBENCH_DIR", raising=False)
+    assert locate_corpus(str(tiny_corpus)) == tiny_corpus.resolve()
+    monkeypatch.setenv("FINANCEBENCH_DIR", str(tiny_corpus))
+    assert locate_corpus(None, root=tmp_path / "elsewhere") == tiny_corpus.resolve()
+    with pytest.raises(CorpusError, match="param corpus.dir.*patronus-ai/financebench"):
+        locate_corpus(str(tmp_path / "nope"))
+    monkeypatch.delenv("FINANCEBENCH_DIR")
+    with pytest.raises(CorpusError, match="default"):
+        locate_corpus(None, root=tmp_path / "a" / "b")
+
+
+def test_default_corpus_is_found_from_a_dvc_experiment_copy(tiny_corpus, tmp_path,
+                                                              monkeypatch):
+    """A queued experiment runs in <repo>/.dvc/tmp/exps/<name>: ../shared/financebench must
+    still resolve to the folder beside the repository."""
+    monkeypatch.delenv("FINANCEBENCH_DIR", raising=False)
+    (tmp_path / "shared").mkdir()
+    tiny_corpus.rename(tmp_path / "shared" / "financebench")
+    repo = tmp_path / "repo"
+    exp = repo / ".dvc" / "tmp" / "exps" / "run1"
+    exp.mkdir(parents=True)
+    expected = (tmp_path / "shared" / "financebench").resolve()
+    assert locate_corpus(None, root=repo) == expected
+    assert locate_corpus(None, root=exp) == expected
+
+
+def test_verify_inputs_detects_changed_file(tiny_corpus):
+    manifest, _ = build_manifest(tiny_corpus)
+    verify_inputs(tiny_corpus, manifest, ["pdfs/BOLT_2021_8K.pdf"])
+    (tiny_corpus / "pdfs" / "BOLT_2021_8K.pdf").write_bytes(b"changed")
+    with pytest.raises(CorpusError, match="BOLT_2021_8K.pdf changed"):
+        verify_inputs(tiny_corpus, manifest, ["pdfs/BOLT_2021_8K.pdf"])
+
+
+def test_pdf_folder_entries_that_are_no_readable_files_are_skipped(tiny_corpus):
+    import os
+
+    pdfs = tiny_corpus / "pdfs"
+    (pdfs / "FOLDER_2020_10K.pdf").mkdir()
+    (pdfs / "LINK_2020_10K.pdf").symlink_to(pdfs / "nowhere.pdf")
+    (pdfs / "ALIAS_2021_8K.pdf").symlink_to(pdfs / "BOLT_2021_8K.pdf")  # a link to a file: kept
+    locked = pdfs / "LOCKED_2020_10K.pdf"
+    locked.write_bytes(b"%PDF-1.7")
+    locked.chmod(0)
+    manifest, _ = build_manifest(tiny_corpus)
+    reasons = {e["name"]: e["reason"] for e in manifest["skipped_pdf_entries"]}
+    assert reasons["FOLDER_2020_10K.pdf"] == "a folder, not a file"
+    assert reasons["LINK_2020_10K.pdf"] == "broken symbolic link"
+    if os.geteuid() != 0:  # root reads any file
+        assert "permission" in reasons["LOCKED_2020_10K.pdf"]
+    assert "ALIAS_2021_8K" in manifest["docs"]["present"]
+    assert "FOLDER_2020_10K" not in manifest["docs"]["present"]

@@ -1,0 +1,171 @@
+import json
+
+import numpy as np
+import pytest
+
+from fingap.core.params import ParamError
+from fingap.evaluation.epochs_report import render_epochs_report
+from fingap.ingestion.corpus import Evidence, Question
+from fingap.steps.page_scorer_hn import HardNegativeConfig, epochs_study, run_train_hn
+from fingap.training.hard_negatives import (
+    evidence_recall,
+    mine_negatives,
+    rank_by_scores,
+    split_validation,
+    validation_metrics,
+)
+from fingap.training.page_scorer import EarlyStopping, _batch_pages, mnr_loss
+
+
+def _q(qid, doc, pages, text="", question="what?"):
+    return Question(qid, "", doc, "10k", "metrics-generated", "", question, "",
+                    [Evidence(doc, p, text, "") for p in pages])
+
+
+def test_evidence_recall_counts_distinct_finance_tokens():
+    # evidence tokens: capex, $1,577, 1577 (canonical), 2018 ("was", "in" are stop words);
+    # the page has 1577 and 2018 (its raw token is "1,577", not "$1,577")
+    assert evidence_recall("Capex was $1,577 in 2018", "in 2018 we spent 1,577") == 0.5
+    assert evidence_recall("", "anything") == 0.0
+
+
+def test_mine_negatives_same_document_non_gold_best_first_and_skips_likely_positives():
+    keys = [("A", 0), ("A", 1), ("A", 2), ("A", 3), ("B", 0)]
+    texts = {("A", 0): "gold page capex 1577", ("A", 1): "repeats capex 1577 elsewhere",
+             ("A", 2): "unrelated", ("A", 3): "also unrelated", ("B", 0): "other filing"}
+    scores = np.array([0.9, 0.8, 0.7, 0.1, 1.0])  # B's page scores highest but is another doc
+    q = _q("q", "A", [0], text="capex 1577")
+    ranked = rank_by_scores(keys, lambda _: scores)
+    assert ranked(q) == [("A", 0), ("A", 1), ("A", 2), ("A", 3)]
+    neg, counts = mine_negatives([q], ranked, texts, top=1, false_negative_recall=0.8)
+    assert neg == {"q": [("A", 2)]}  # (A, 1) holds the whole snippet: a likely positive
+    assert counts["dropped_as_likely_positive"] == 1 and counts["negatives"] == 1
+    neg, _ = mine_negatives([q], ranked, texts, top=5, false_negative_recall=1.0)
+    assert neg["q"] == [("A", 2), ("A", 3)]
+
+
+def test_split_validation_is_document_grouped_deterministic_and_checked():
+    qs = [_q(f"q{i}", f"D{i % 7}", [0]) for i in range(21)]
+    fit, val = split_validation(qs, 0.3, seed=1)
+    assert {q.doc for q in fit}.isdisjoint({q.doc for q in val})
+    assert len({q.doc for q in val}) == 3  # ceil(0.3 * 7)
+    assert len(fit) + len(val) == 21
+    assert [q.id for q in split_validation(qs, 0.3, seed=1)[1]] == [q.id for q in val]
+    with pytest.raises(ParamError, match="val_fraction"):
+        split_validation(qs, 1.0, seed=1)
+    with pytest.raises(ParamError, match="2 training documents"):
+        split_validation([_q("a", "D", [0])], 0.5, seed=1)
+
+
+def test_validation_metrics_hand_computed():
+    keys = [("A", 0), ("A", 1), ("B", 0)]
+    pages = np.array([[1.0, 0.0], [0.0, 1.0], [0.6, 0.8]])
+    qa = _q("qa", "A", [1])  # scores 0, 1, 0.8: gold first overall
+    qb = _q("qb", "B", [0])  # vector (1, 0): scores 1, 0, 0.6: gold third overall, first in B
+    m = validation_metrics([qa, qb], keys, pages, np.array([[0.0, 1.0], [1.0, 0.0]]))
+    assert m["PageRec@5"] == 1.0 and m["n"] == 2
+    assert m["MRR@20"] == pytest.approx((1 + 1 / 2) / 2)  # qb: ranks A0 (1.0), B0 (0.6), A1
+    assert m["DocPageRec@5"] == 1.0
+
+
+def test_early_stopping_keeps_best_weights_and_stops_after_patience():
+    import torch
+
+    model = torch.nn.Linear(1, 1, bias=False)
+    stop = EarlyStopping("m", patience=2)
+    model.weight.data.fill_(1.0)
+    assert not stop.update(1, {"m": 0.5}, model)
+    model.weight.data.fill_(2.0)
+    assert not stop.update(2, {"m": 0.4}, model)
+    model.weight.data.fill_(3.0)
+    assert stop.update(3, {"m": 0.5}, model)  # a tie is no gain
+    stop.restore(model)
+    assert stop.best_epoch == 1 and float(model.weight.detach()) == 1.0
+    never = EarlyStopping("m", patience=None)
+    assert not any(never.update(e, {"m": -e}, model) for e in range(1, 10))
+
+
+def test_mnr_loss_excluded_columns_do_not_count():
+    import torch
+
+    q = torch.tensor([[1.0, 0.0], [0.0, 1.0]])
+    p = torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 0.1]])  # column 2 is near q0's gold
+    mask = torch.tensor([[False, False, True], [False, False, False]])
+    masked = mnr_loss(q, p, 20.0, mask)
+    unit = torch.nn.functional.normalize(p, dim=-1)
+    row0 = -torch.log_softmax(unit[:2] @ q[0] * 20.0, 0)[0]  # column 2 left out
+    row1 = -torch.log_softmax(unit @ q[1] * 20.0, 0)[1]
+    assert float(masked) == pytest.approx(float((row0 + row1) / 2), rel=1e-5)
+    assert float(mnr_loss(q, p, 20.0)) > float(masked)  # the near-duplicate hurt row 0
+
+
+def test_batch_pages_appends_negatives_and_masks_other_gold_pages():
+    import random
+
+    pairs = [("q1", "Q1", "p1", ("A", 1)), ("q1", "Q1", "p2", ("A", 2)),
+             ("q2", "Q2", "p3", ("A", 3))]
+    pools = [[("n5", ("A", 5))], [("n5", ("A", 5))], [("p2", ("A", 2))]]
+    gold = {"q1": {("A", 1), ("A", 2)}, "q2": {("A", 3)}}
+    texts, mask = _batch_pages(pairs, [0, 2], pools, 1, random.Random(0), gold)
+    assert texts == ["p1", "p3", "n5", "p2"]
+    # q2's hard negative (A, 2) is q1's other gold page: excluded for row q1, kept for q2
+    assert mask.tolist() == [[False, False, False, True], [False, False, False, False]]
+    texts, mask = _batch_pages(pairs, [0, 2], None, 1, random.Random(0), None)
+    assert texts == ["p1", "p3"] and mask is None
+
+
+def test_hard_negative_config_names_the_bad_parameter():
+    assert HardNegativeConfig.from_params({}).mine_with == "scorer"
+    for bad, name in [({"epochs": 0}, "epochs"), ({"patience": 0}, "patience"),
+                      ({"metric": "NDCG"}, "metric"), ({"mine_with": "oracle"}, "mine_with"),
+                      ({"val_fraction": 0}, "val_fraction"), ({"typo": 1}, "typo"),
+                      ({"false_negative_recall": 0}, "false_negative_recall")]:
+        with pytest.raises(ParamError, match=name):
+            HardNegativeConfig.from_params(bad)
+
+
+def test_epochs_study_averages_folds_that_reached_each_epoch():
+    row = {"MRR@20": 0.5, "PageRec@5": 0.4, "PageRec@20": 0.6, "DocPageRec@5": 0.7}
+    folds = [{"best_epoch": 1, "val_curve": [{**row, "epoch": 1, "train_seconds": 60}]},
+             {"best_epoch": 2, "val_curve": [
+                 {**row, "epoch": 1, "MRR@20": 0.3, "train_seconds": 120},
+                 {**row, "epoch": 2, "train_seconds": 240}]}]
+    study = epochs_study(folds, "MRR@20")
+    assert study["per_epoch"][0]["MRR@20"] == 0.4 and study["per_epoch"][0]["folds"] == 2
+    assert study["per_epoch"][0]["train_minutes_per_fold"] == 1.5
+    assert study["per_epoch"][1]["folds"] == 1 and study["best_epoch_per_fold"] == [1, 2]
+
+
+def test_run_train_hn_tiny_end_to_end(tmp_path):
+    """Three folds over six tiny filings, BM25 mining: models, fold metadata and the study."""
+    docs = {f"D{i}": [f"Filing {i} cover page.", f"Revenue of company {i} was ${i},100 million.",
+                      f"Dividend of company {i} was ${i}.25 per share."] for i in range(6)}
+    pages = [{"doc": d, "page": p, "text": t} for d, ts in docs.items() for p, t in enumerate(ts)]
+    qs = []
+    for i, d in enumerate(docs):
+        qs.append(_q(f"r{i}", d, [1], docs[d][1], f"What was company {i} revenue?"))
+        qs.append(_q(f"d{i}", d, [2], docs[d][2], f"What dividend did company {i} pay?"))
+    (tmp_path / "corpus").mkdir()
+    (tmp_path / "corpus" / "questions.jsonl").write_text(
+        "".join(json.dumps(q.to_dict()) + "\n" for q in qs))
+    (tmp_path / "pages.jsonl").write_text("".join(json.dumps(r) + "\n" for r in pages))
+    from fingap.training.folds import assign_folds
+
+    (tmp_path / "folds.json").write_text(json.dumps(assign_folds(qs, 3, 0)))
+    report = run_train_hn(
+        {"model": "minilm", "max_seq_length": 32, "batch_size": 4, "precision": "fp32"},
+        {"epochs": 2, "patience": None, "mine_with": "bm25", "val_fraction": 0.3},
+        tmp_path / "corpus", tmp_path / "pages.jsonl", tmp_path / "folds.json",
+        tmp_path / "unused", tmp_path / "unused", tmp_path / "models", tmp_path / "r.json")
+    assert len(report["folds"]) == 3
+    for f in report["folds"]:
+        meta = json.loads((tmp_path / "models" / f"fold_{f['fold']}" /
+                           "fingap_fold.json").read_text())
+        assert set(meta["validation_docs"]) <= set(meta["train_docs"])
+        assert not set(meta["validation_docs"]) & set(meta["test_docs"])
+        assert f["epochs_run"] == 2 and len(f["val_curve"]) == 2 and f["best_epoch"] in (1, 2)
+        assert f["mining"]["negatives"] > 0
+    assert [r["epoch"] for r in report["epochs_study"]["per_epoch"]] == [1, 2]
+    assert json.loads((tmp_path / "r.json").read_text())["config"]["mine_with"] == "bm25"
+    md = render_epochs_report(report, "Tiny")
+    assert md.startswith("# Tiny") and "| Epoch |" in md and md.count("\n| 2 |") == 2

@@ -1,0 +1,62 @@
+import numpy as np
+import pytest
+
+from fingap.ingestion.corpus import Evidence, Question
+from fingap.retrieval.reranking import CrossEncoderReranker
+from fingap.training.reranker import (
+    RerankerTrainConfig,
+    hard_negatives,
+    train_cross_encoder,
+    training_examples,
+)
+
+
+def _q(qid, doc, pages, text="What was the quarterly dividend per share?"):
+    evidence = [Evidence(doc, p, "", "") for p in pages]
+    return Question(qid, "", doc, "10K", "t", "", text, "", evidence)
+
+
+PAGES = {("D", 0): "Table of contents",
+         ("D", 1): "The board declared a dividend of $0.42 per share.",
+         ("D", 2): "Dividend policy: dividends per share are paid quarterly.",
+         ("D", 3): "Legal proceedings.", ("E", 0): "Dividend per share of another company."}
+
+
+def test_hard_negatives_come_from_the_same_document_and_skip_gold():
+    negs = hard_negatives(_q("q", "D", [1]), {p: t for (d, p), t in PAGES.items() if d == "D"}, 2)
+    assert negs[0] == 2  # the closest non-gold page of D
+    assert 1 not in negs and len(negs) == 2
+
+
+def test_training_examples_labels():
+    cfg = RerankerTrainConfig(negatives_per_positive=2)
+    ex = training_examples([_q("q", "D", [1])], PAGES, cfg)
+    assert [e[2] for e in ex] == [1.0, 0.0, 0.0]
+    assert "0.42" in ex[0][1]
+    assert all("another company" not in e[1] for e in ex)  # never another document
+
+
+def test_tiny_training_lowers_loss_and_reranks_within_candidates():
+    cfg = RerankerTrainConfig(lr=5e-4, batch_size=4, epochs=8, max_length=48, precision="fp32",
+                              warmup_ratio=0.0)
+    ex = [("dividend per share?", "The board declared a dividend of $0.42 per share.", 1.0),
+          ("dividend per share?", "Legal proceedings are pending.", 0.0),
+          ("capital expenditure?", "Capital expenditures were $1.5 billion.", 1.0),
+          ("capital expenditure?", "Table of contents.", 0.0)]
+    tok, model, res = train_cross_encoder(ex, cfg, seed=0)
+    assert res.step_loss[-1] < res.step_loss[0]
+    rr = CrossEncoderReranker.__new__(CrossEncoderReranker)
+    rr.tok, rr.model, rr.max_length, rr.batch_size, rr.precision = tok, model, 48, 4, "fp32"
+    texts = {"a": ex[1][1], "b": ex[0][1], "c": ex[2][1]}
+    run = {"q": [("a", 3.0), ("b", 2.0), ("c", 1.0)]}
+    out = rr.rerank(run, {"q": "dividend per share?"}, texts, k=2, n_candidates=2)
+    assert [c for c, _ in out["q"]] == ["b", "a"]  # only the first 2 candidates, reordered
+    s = rr.score([("dividend per share?", ex[0][1]), ("dividend per share?", ex[1][1])])
+    assert isinstance(s, np.ndarray) and s[0] > s[1]
+
+
+def test_bad_config():
+    from fingap.core.params import ParamError
+
+    with pytest.raises(ParamError):
+        RerankerTrainConfig.from_params({"precision": "fp16"})
