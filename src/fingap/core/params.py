@@ -5,6 +5,7 @@ Validation happens before any work starts, and every error names the parameter.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ def load_params(path: str | Path = "params.yaml") -> dict[str, Any]:
         params = yaml.safe_load(f) or {}
     if not isinstance(params, dict):
         raise ParamError(f"{path}: expected a mapping at the top level")
+    check_numeric_domains(params)
     return params
 
 
@@ -44,3 +46,95 @@ def require_choice(sec: dict, name: str, key: str, choices: tuple[str, ...]) -> 
         raise ParamError(f"{name}.{key} must be one of {', '.join(choices)}; got {value!r}")
     return value
 
+
+# ---------------------------------------------------------------- numeric domains
+@dataclass(frozen=True)
+class Domain:
+    """Allowed values of a numeric parameter: an integer or a real number between ``low`` and
+    ``high`` (None: unbounded), each end inclusive unless marked open; ``null`` where allowed."""
+
+    kind: type = int
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+    nullable: bool = False
+
+    def describe(self) -> str:
+        what = "an integer" if self.kind is int else "a number"
+        lo = "" if self.low is None else f"{'>' if self.low_open else '>='} {self.low}"
+        hi = "" if self.high is None else f"{'<' if self.high_open else '<='} {self.high}"
+        bounds = " and ".join(b for b in (lo, hi) if b)
+        return what + (f" {bounds}" if bounds else "") + (" or null" if self.nullable else "")
+
+    def accepts(self, value: Any) -> bool:
+        if value is None:
+            return self.nullable
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return False
+        if self.kind is int and not isinstance(value, int):
+            return False
+        if self.low is not None and (value <= self.low if self.low_open else value < self.low):
+            return False
+        if self.high is not None and (value >= self.high if self.high_open else value > self.high):
+            return False
+        return True
+
+
+_COUNT, _POSITIVE = Domain(int, 1), Domain(float, 0, low_open=True)
+_SEED, _SHARE = Domain(int, 0), Domain(float, 0, 1)
+# Every numeric parameter of params.yaml (tests/core/test_params.py fails on one missing here);
+# checked whenever params.yaml is loaded, so a stage fails before it does any work
+NUMERIC_DOMAINS: dict[str, Domain] = {
+    "extract.alignment_window": Domain(int, 0), "extract.max_page_chars": _COUNT,
+    "chunk.size": Domain(int, 8), "chunk.overlap": Domain(int, 0),
+    "bm25.k1": _POSITIVE, "bm25.b": _SHARE,
+    "dense.max_seq_length": Domain(int, 8, nullable=True), "dense.batch_size": _COUNT,
+    "splade.max_length": Domain(int, 8), "splade.top_terms": _COUNT,
+    "splade.batch_size": _COUNT,
+    "children.size": Domain(int, 8), "children.overlap": Domain(int, 0),
+    "zoo.depth": _COUNT, "zoo.k_rrf": Domain(float, 0),
+    "reranker_train.max_length": Domain(int, 8), "reranker_train.lr": _POSITIVE,
+    "reranker_train.batch_size": Domain(int, 2), "reranker_train.epochs": _COUNT,
+    "reranker_train.negatives_per_positive": Domain(int, 0),
+    "reranker_train.warmup_ratio": Domain(float, 0, 1, high_open=True),
+    "reranker_train.weight_decay": Domain(float, 0), "reranker_train.max_chars": _COUNT,
+    "reranker_train.seed": _SEED,
+    "reranker.candidates": _COUNT, "reranker.max_length": Domain(int, 8),
+    "reranker.batch_size": _COUNT, "reranker.seed": _SEED,
+    "bge_m3.max_length": Domain(int, 8), "bge_m3.batch_size": _COUNT,
+    "final_step.linear_weight": _SHARE, "final_step.k_rrf": Domain(float, 0),
+    "folds.n_folds": Domain(int, 2), "folds.seed": _SEED,
+    "page_scorer_train.max_chars": _COUNT, "page_scorer_train.max_seq_length": Domain(int, 8),
+    "page_scorer_train.lr": _POSITIVE, "page_scorer_train.batch_size": Domain(int, 2),
+    "page_scorer_train.epochs": _COUNT,
+    "page_scorer_train.warmup_ratio": Domain(float, 0, 1, high_open=True),
+    "page_scorer_train.weight_decay": Domain(float, 0), "page_scorer_train.scale": _POSITIVE,
+    "page_scorer_train.seed": _SEED,
+    "page_scorer_hn.epochs": _COUNT, "page_scorer_hn.patience": Domain(int, 1, nullable=True),
+    "page_scorer_hn.val_fraction": Domain(float, 0, 1, low_open=True, high_open=True),
+    "page_scorer_hn.mine_top": _COUNT, "page_scorer_hn.negatives_per_pair": Domain(int, 0),
+    "page_scorer_hn.false_negative_recall": Domain(float, 0, 1, low_open=True),
+    "page_scorer_hn.seed": _SEED,
+    "page_scorer.P": _COUNT, "retrieve.k": _COUNT,
+    "llm.batch_size": _COUNT, "llm.batch_tokens": _COUNT, "llm.timeout": _POSITIVE,
+    "hyde.temperature": Domain(float, 0), "hyde.max_new_tokens": _COUNT, "hyde.seed": _SEED,
+    "hyde.n_subqueries": _COUNT,
+    "generate.k": _COUNT, "generate.max_new_tokens": _COUNT,
+    "generate.context_words_per_chunk": Domain(int, 1, nullable=True),
+    "evaluate.k": _COUNT, "evaluate.bootstrap_resamples": Domain(int, 100),
+    "evaluate.bootstrap_seed": _SEED,
+    "answer.k": _COUNT, "answer.max_follow_ups": Domain(int, 0),
+}
+
+
+def check_numeric_domains(params: dict[str, Any]) -> None:
+    """Every numeric parameter present in ``params`` lies in its domain; the first that does
+    not raises ``ParamError`` naming it. Run by every stage before it does any work."""
+    for dotted, domain in NUMERIC_DOMAINS.items():
+        sec, key = dotted.split(".", 1)
+        if not isinstance(params.get(sec), dict) or key not in params[sec]:
+            continue
+        value = params[sec][key]
+        if not domain.accepts(value):
+            raise ParamError(f"{dotted} must be {domain.describe()}, got {value!r}")
