@@ -85,6 +85,18 @@ def test_metrics_contract_and_oracle_page(project):
     assert metrics["extraction"]["gold_alignment"]["rate"] == 1.0
 
 
+def test_headline_metrics_are_the_dvc_metrics(project):
+    proj, env, _ = project
+    headline = json.loads((proj / "reports/headline.json").read_text())
+    assert {"best.PageRec@5", "best.DocRec@5", "scorer.PageRec@5.oracle_doc", "best.StrictAcc",
+            "oracle_page.StrictAcc", "heldout.StrictAcc"} <= set(headline)
+    metrics = json.loads((proj / "reports/metrics.json").read_text())
+    assert headline["best.PageRec@5"] == round(metrics["fingap_best"]["standard"]["PageRec@5"], 4)
+    shown = json.loads(_run(["dvc", "metrics", "show", "--json"], proj, env))
+    files = {f for v in shown.values() for f in v.get("data", {})}
+    assert files == {"reports/headline.json"}
+
+
 def test_tables_and_answer_stages(project):
     proj, _, _ = project
     tables = json.loads((proj / "reports/tables.json").read_text())

@@ -141,3 +141,18 @@ def compare_runs(params: dict, per_question: dict, k: int) -> dict:
             out.setdefault(f"{a}_vs_{b}", {})[cond] = {"metric": f"PageRec@{k}", **ci}
     return out
 
+
+def run_headline(params: dict, k: int, metrics_path: Path, answers_path: Path,
+                 out_path: Path) -> dict:
+    """Stage ``headline``: reports/headline.json, the DVC metrics (fingap.evaluation.headline)."""
+    from ..evaluation.headline import headline_metrics
+
+    for key in ("rows", "oracle_doc", "answers"):
+        if not isinstance(params.get(key), dict):
+            raise ParamError(f"headline.{key} must map short names to runs, got "
+                             f"{params.get(key)!r}")
+    answers = read_json(answers_path) if answers_path.exists() else None
+    out = headline_metrics(read_json(metrics_path), answers, params["rows"],
+                           params["oracle_doc"], params["answers"], k)
+    write_json(out_path, out)
+    return out
