@@ -8,7 +8,7 @@ from fingap.core.params import section
 from fingap.evaluation.epochs_report import render_epochs_report
 from fingap.steps.page_scorer_hn import HardNegativeConfig, run_train_hn
 from fingap.steps.stagekit import stage
-from fingap.steps.tracking import check_tracking, log_training
+from fingap.steps.tracking import check_tracking, log_fold_models, training_run
 
 
 def main() -> None:
@@ -19,13 +19,14 @@ def main() -> None:
         train = section(params, "page_scorer_train")
         report_path = Path("reports/page_scorer_hn_training.json")
         models = Path("models/page_scorer_hn")
-        report = run_train_hn(train, hn, Path("data/corpus"),
-                              Path("data/pages/pages.jsonl"), Path("data/folds.json"),
-                              Path("models/page_scorer"), Path("data/page_index/trained"),
-                              models, report_path)
-        report["mlflow_run_id"] = log_training(Path("."), section(params, "track")["experiment"],
-                                               "train_page_scorer_hn", {**train, **hn}, report,
-                                               models)
+        with training_run(Path("."), section(params, "track")["experiment"],
+                          "train_page_scorer_hn", {**train, **hn}) as run_id:
+            report = run_train_hn(train, hn, Path("data/corpus"),
+                                  Path("data/pages/pages.jsonl"), Path("data/folds.json"),
+                                  Path("models/page_scorer"), Path("data/page_index/trained"),
+                                  models, report_path, report_to=("mlflow",))
+            log_fold_models(report, models)
+        report["mlflow_run_id"] = run_id
         write_json(report_path, report)
         write_text(Path("reports/page_scorer_hn.md"),
                    render_epochs_report(report, "Hard-negative page scorer"))

@@ -1,3 +1,5 @@
+import os
+
 import pytest
 
 from fingap.steps.tracking import (
@@ -47,3 +49,26 @@ def test_log_pipeline_parent_and_children(monkeypatch, tmp_path):
     child_id = children.iloc[0]["run_id"]
     arts = [a.path for a in mlflow.MlflowClient().list_artifacts(child_id)]
     assert arts == ["bm25__standard.jsonl"]
+
+
+def test_training_runs_nest_each_folds_trainer_run(monkeypatch, tmp_path):
+    import mlflow
+
+    from fingap.steps.tracking import log_fold_models, training_run
+    from fingap.training.page_scorer import TrainConfig, train_bi_encoder
+
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    pairs = [("q0", "What was capex?", "Capex was $1,577 million.", ("D", 0)),
+             ("q1", "What was the dividend?", "The dividend was $0.42.", ("D", 1))]
+    cfg = TrainConfig(batch_size=2, epochs=2, max_seq_length=32, precision="fp32")
+    with training_run(tmp_path, "test", "train_page_scorer", {"epochs": 2}) as run_id:
+        _, res = train_bi_encoder(pairs, cfg, seed=0, report_to=("mlflow",), run_name="fold_0")
+        log_fold_models({"folds": [{"fold": 0, "seconds": res.seconds}]}, tmp_path / "none")
+    mlflow.set_tracking_uri(f"sqlite:///{tmp_path / 'mlflow.db'}")
+    assert mlflow.get_run(run_id).data.params["epochs"] == "2"
+    children = mlflow.search_runs(experiment_names=["test"],
+                                  filter_string=f"tags.mlflow.parentRunId = '{run_id}'")
+    assert list(children["tags.mlflow.runName"]) == ["fold_0"]
+    history = mlflow.MlflowClient().get_metric_history(children.iloc[0]["run_id"], "loss")
+    assert len(history) == res.n_steps == 2  # the trainer's own loss curve, per step
+    assert "MLFLOW_NESTED_RUN" not in os.environ

@@ -12,9 +12,8 @@ from fingap.training.hard_negatives import (
     mine_negatives,
     rank_by_scores,
     split_validation,
-    validation_metrics,
 )
-from fingap.training.page_scorer import EarlyStopping, _batch_pages, mnr_loss
+from fingap.training.page_scorer import NegativeDraw, _gold_masked_mnr_loss
 
 
 def _q(qid, doc, pages, text="", question="what?"):
@@ -57,62 +56,79 @@ def test_split_validation_is_document_grouped_deterministic_and_checked():
         split_validation([_q("a", "D", [0])], 0.5, seed=1)
 
 
-def test_validation_metrics_hand_computed():
-    keys = [("A", 0), ("A", 1), ("B", 0)]
-    pages = np.array([[1.0, 0.0], [0.0, 1.0], [0.6, 0.8]])
-    qa = _q("qa", "A", [1])  # scores 0, 1, 0.8: gold first overall
-    qb = _q("qb", "B", [0])  # vector (1, 0): scores 1, 0, 0.6: gold third overall, first in B
-    m = validation_metrics([qa, qb], keys, pages, np.array([[0.0, 1.0], [1.0, 0.0]]))
-    assert m["PageRec@5"] == 1.0 and m["n"] == 2
-    assert m["MRR@20"] == pytest.approx((1 + 1 / 2) / 2)  # qb: ranks A0 (1.0), B0 (0.6), A1
-    assert m["DocPageRec@5"] == 1.0
+def test_trainer_history_becomes_the_training_record():
+    from fingap.training.page_scorer import Validation, _result
+
+    val = Validation({"q": "Q"}, {"A#1": "p"}, {"q": {"A#1"}}, metric="MRR@20")
+    history = [{"loss": 2.0, "step": 1, "epoch": 0.5}, {"loss": 1.0, "step": 2, "epoch": 1.0},
+               {"eval_val_cosine_mrr@20": 0.5, "eval_val_cosine_recall@5": 0.4,
+                "eval_val_cosine_recall@20": 0.6, "epoch": 1.0, "step": 2},
+               {"loss": 0.5, "step": 3, "epoch": 1.5}, {"loss": 0.5, "step": 4, "epoch": 2.0},
+               {"eval_val_cosine_mrr@20": 0.5, "eval_val_cosine_recall@5": 0.5,
+                "eval_val_cosine_recall@20": 0.7, "epoch": 2.0, "step": 4},
+               {"train_loss": 1.0, "epoch": 2.0, "step": 4}]
+    res = _result(history, 3, 12.0, {"val": 2.0, "train_at_epoch": {1: 4.0, 2: 9.0}}, val)
+    assert res.step_loss == [2.0, 1.0, 0.5, 0.5] and res.epoch_loss == [1.5, 0.5]
+    assert res.n_steps == 4 and res.val_seconds == 2.0
+    assert [r["epoch"] for r in res.val_curve] == [1, 2]
+    assert res.val_curve[1] == {"epoch": 2, "MRR@20": 0.5, "PageRec@5": 0.5, "PageRec@20": 0.7,
+                                "n": 1, "train_seconds": 9.0}
+    assert res.best_epoch == 1  # a tie is no gain: the earlier epoch stays best
+
+def test_negative_draw_is_fresh_each_epoch_reproducible_and_padded():
+    pairs = [("q1", "Q1", "p1", ("A", 1)), ("q2", "Q2", "p2", ("A", 2))]
+    pools = [[(f"n{i}", ("A", 10 + i)) for i in range(6)], []]
+    draw = NegativeDraw(pairs, pools, 2, seed=7)
+    epoch0 = draw.pick(0)
+    assert len(epoch0) == 2 and all(t.startswith("n") for t, _ in epoch0)
+    assert draw.pick(0) == epoch0  # the same epoch gives the same draw
+    draws = set()
+    for e in range(5):
+        draw.epoch = e
+        draws.add(tuple(draw.pick(0)))
+    assert len(draws) > 1  # drawn afresh across epochs
+    # an empty pool is padded with the pair's own positive (masked by the loss)
+    assert draw.pick(1) == [("p2", ("A", 2))] * 2
+    out = draw.transform({"label": [1, 0], "anchor": ["Q2", "Q1"]})
+    assert out["negative_0"][0] == "p2" and out["negative_1"][0] == "p2"
 
 
-def test_early_stopping_keeps_best_weights_and_stops_after_patience():
-    import torch
-
-    model = torch.nn.Linear(1, 1, bias=False)
-    stop = EarlyStopping("m", patience=2)
-    model.weight.data.fill_(1.0)
-    assert not stop.update(1, {"m": 0.5}, model)
-    model.weight.data.fill_(2.0)
-    assert not stop.update(2, {"m": 0.4}, model)
-    model.weight.data.fill_(3.0)
-    assert stop.update(3, {"m": 0.5}, model)  # a tie is no gain
-    stop.restore(model)
-    assert stop.best_epoch == 1 and float(model.weight.detach()) == 1.0
-    never = EarlyStopping("m", patience=None)
-    assert not any(never.update(e, {"m": -e}, model) for e in range(1, 10))
-
-
-def test_mnr_loss_excluded_columns_do_not_count():
-    import torch
-
-    q = torch.tensor([[1.0, 0.0], [0.0, 1.0]])
-    p = torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 0.1]])  # column 2 is near q0's gold
-    mask = torch.tensor([[False, False, True], [False, False, False]])
-    masked = mnr_loss(q, p, 20.0, mask)
-    unit = torch.nn.functional.normalize(p, dim=-1)
-    row0 = -torch.log_softmax(unit[:2] @ q[0] * 20.0, 0)[0]  # column 2 left out
-    row1 = -torch.log_softmax(unit @ q[1] * 20.0, 0)[1]
-    assert float(masked) == pytest.approx(float((row0 + row1) / 2), rel=1e-5)
-    assert float(mnr_loss(q, p, 20.0)) > float(masked)  # the near-duplicate hurt row 0
-
-
-def test_batch_pages_appends_negatives_and_masks_other_gold_pages():
-    import random
+def test_gold_mask_hides_other_gold_pages_and_padding_not_the_own_positive():
+    from fingap.retrieval.page_ranking import load_bi_encoder
 
     pairs = [("q1", "Q1", "p1", ("A", 1)), ("q1", "Q1", "p2", ("A", 2)),
              ("q2", "Q2", "p3", ("A", 3))]
     pools = [[("n5", ("A", 5))], [("n5", ("A", 5))], [("p2", ("A", 2))]]
     gold = {"q1": {("A", 1), ("A", 2)}, "q2": {("A", 3)}}
-    texts, mask = _batch_pages(pairs, [0, 2], pools, 1, random.Random(0), gold)
-    assert texts == ["p1", "p3", "n5", "p2"]
-    # q2's hard negative (A, 2) is q1's other gold page: excluded for row q1, kept for q2
-    assert mask.tolist() == [[False, False, False, True], [False, False, False, False]]
-    texts, mask = _batch_pages(pairs, [0, 2], None, 1, random.Random(0), None)
-    assert texts == ["p1", "p3"] and mask is None
+    draw = NegativeDraw(pairs, pools, 1, seed=0)
+    loss = _gold_masked_mnr_loss(load_bi_encoder("minilm", 16), 20.0, pairs, gold, draw)
+    # columns: positives p1 (A,1), p3 (A,3); negatives n5 (A,5), p2 (A,2)
+    mask = loss.exclusion([0, 2]).tolist()
+    # q2's hard negative (A, 2) is q1's other gold page: hidden for row q1, kept for q2
+    assert mask == [[False, False, False, True], [False, False, False, False]]
+    # a row whose pool was empty has its own positive as padding: hidden for that row only
+    draw = NegativeDraw(pairs, [[], [], []], 1, seed=0)
+    loss = _gold_masked_mnr_loss(load_bi_encoder("minilm", 16), 20.0, pairs, gold, draw)
+    assert loss.exclusion([0, 2]).tolist() == [[False, False, True, False],
+                                               [False, False, False, True]]
 
+
+def test_masked_columns_do_not_count_in_the_loss():
+    import torch
+
+    from fingap.retrieval.page_ranking import load_bi_encoder
+
+    pairs = [("q1", "Q1", "p1", ("A", 1)), ("q2", "Q2", "p2", ("A", 2))]
+    model = load_bi_encoder("minilm", 16)
+    q = torch.tensor([[1.0, 0.0], [0.0, 1.0]])
+    docs = torch.tensor([[1.0, 0.0], [0.99, 0.1]])  # row 1's positive is near row 0's
+    plain = _gold_masked_mnr_loss(model, 20.0, pairs, {"q1": {("A", 1)}, "q2": {("A", 2)}}, None)
+    masked = _gold_masked_mnr_loss(model, 20.0, pairs,
+                                   {"q1": {("A", 1), ("A", 2)}, "q2": {("A", 2)}}, None)
+    masked._mask = masked.exclusion([0, 1])
+    plain._mask = plain.exclusion([0, 1])
+    assert float(masked.compute_loss_from_embeddings([q, docs], None)) < \
+        float(plain.compute_loss_from_embeddings([q, docs], None))
 
 def test_hard_negative_config_names_the_bad_parameter():
     assert HardNegativeConfig.from_params({}).mine_with == "scorer"
@@ -125,7 +141,7 @@ def test_hard_negative_config_names_the_bad_parameter():
 
 
 def test_epochs_study_averages_folds_that_reached_each_epoch():
-    row = {"MRR@20": 0.5, "PageRec@5": 0.4, "PageRec@20": 0.6, "DocPageRec@5": 0.7}
+    row = {"MRR@20": 0.5, "PageRec@5": 0.4, "PageRec@20": 0.6}
     folds = [{"best_epoch": 1, "val_curve": [{**row, "epoch": 1, "train_seconds": 60}]},
              {"best_epoch": 2, "val_curve": [
                  {**row, "epoch": 1, "MRR@20": 0.3, "train_seconds": 120},

@@ -43,10 +43,11 @@ def test_tiny_training_lowers_loss_and_reranks_within_candidates():
           ("dividend per share?", "Legal proceedings are pending.", 0.0),
           ("capital expenditure?", "Capital expenditures were $1.5 billion.", 1.0),
           ("capital expenditure?", "Table of contents.", 0.0)]
-    tok, model, res = train_cross_encoder(ex, cfg, seed=0)
-    assert res.step_loss[-1] < res.step_loss[0]
+    model, res = train_cross_encoder(ex, cfg, seed=0)
+    assert res.step_loss[-1] < res.step_loss[0] and res.n_steps == 8
     rr = CrossEncoderReranker.__new__(CrossEncoderReranker)
-    rr.tok, rr.model, rr.max_length, rr.batch_size, rr.precision = tok, model, 48, 4, "fp32"
+    rr.tok, rr.model, rr.max_length, rr.batch_size, rr.precision = (
+        model.tokenizer, model.model, 48, 4, "fp32")
     texts = {"a": ex[1][1], "b": ex[0][1], "c": ex[2][1]}
     run = {"q": [("a", 3.0), ("b", 2.0), ("c", 1.0)]}
     out = rr.rerank(run, {"q": "dividend per share?"}, texts, k=2, n_candidates=2)
@@ -60,3 +61,17 @@ def test_bad_config():
 
     with pytest.raises(ParamError):
         RerankerTrainConfig.from_params({"precision": "fp16"})
+
+
+def test_a_saved_reranker_loads_for_reranking(tmp_path):
+    from fingap.training.reranker import save_cross_encoder
+
+    cfg = RerankerTrainConfig(batch_size=2, epochs=1, max_length=32, precision="fp32")
+    ex = [("dividend?", "The dividend was $0.42 per share.", 1.0), ("dividend?", "Legal.", 0.0)]
+    model, _ = train_cross_encoder(ex, cfg, seed=0)
+    save_cross_encoder(model, tmp_path / "fold_0")
+    loaded = CrossEncoderReranker(str(tmp_path / "fold_0"), max_length=32, precision="fp32")
+    pairs = [("dividend?", ex[0][1]), ("dividend?", ex[1][1])]
+    assert np.allclose(loaded.score(pairs), model.model(**model.tokenizer(
+        [p[0] for p in pairs], [p[1] for p in pairs], return_tensors="pt", padding=True,
+        truncation="only_second", max_length=32)).logits.squeeze(-1).detach().numpy(), atol=1e-5)

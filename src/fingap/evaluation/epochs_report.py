@@ -3,7 +3,8 @@ validation quality versus epochs (the epochs study), with its cost."""
 
 from __future__ import annotations
 
-METRICS = ("MRR@20", "PageRec@5", "PageRec@20", "DocPageRec@5")
+# the validation metrics of the training report (sentence-transformers' IR evaluator)
+METRICS = ("MRR@20", "PageRec@5", "PageRec@20")
 
 
 def render_epochs_report(report: dict, title: str) -> str:
@@ -16,8 +17,7 @@ def render_epochs_report(report: dict, title: str) -> str:
         f"pages holding >= {cfg['false_negative_recall']:.0%} of a gold snippet's tokens skipped.",
         f"Validation: {cfg['val_fraction']:.0%} of each fold's training documents; epoch chosen "
         f"on {study['metric']}; patience {cfg['patience']}; at most {cfg['epochs']} epochs.",
-        "Validation pages are all pages of the validation documents (DocPageRec@5: within the "
-        "question's own document).", "",
+        "Validation pages are all pages of the validation documents.", "",
         "## Per fold", "",
         "| Fold | Pairs | Negatives | Skipped as likely positive | Val docs | Val questions "
         "| Best epoch | Epochs run | Minutes (train + val) |",

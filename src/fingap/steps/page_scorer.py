@@ -23,7 +23,14 @@ from ..retrieval.page_ranking import (
     reciprocal_rank,
 )
 from ..retrieval.page_then_chunk import page_then_chunk
-from ..training.folds import assign_folds, check_folds, fold_of_question
+from ..training.folds import (
+    assign_folds,
+    check_folds,
+    fold_metadata,
+    fold_of_question,
+    fold_training_record,
+    fold_training_sets,
+)
 from ..training.page_scorer import TrainConfig, save_model, train_bi_encoder, training_pairs
 
 log = logging.getLogger("fingap")
@@ -41,32 +48,20 @@ def run_folds(params: dict, corpus_out: Path, out_path: Path) -> dict:
 
 # ---------------------------------------------------------------- training
 def run_train(params: dict, corpus_out: Path, pages_path: Path, folds_path: Path,
-              models_dir: Path, report_path: Path) -> dict:
+              models_dir: Path, report_path: Path, report_to: tuple[str, ...] = ()) -> dict:
+    """The paper's page scorer: per fold, in-batch MNR on the fold's training documents.
+    ``report_to``: the trainer's integrations (``("mlflow",)``: a nested run per fold)."""
     cfg = TrainConfig.from_params(params)
-    max_chars = cfg.max_chars
-    questions = read_questions(corpus_out)
-    folds = read_json(folds_path)
-    check_folds(folds, questions)
     pages = read_page_texts(pages_path)
-    by_id = {q.id: q for q in questions}
-    report: dict = {"config": vars(cfg), "max_chars": max_chars, "folds": []}
-    for f in folds["folds"]:
-        train_q = [by_id[q] for q in f["train_questions"]]
-        # the guard that matters: nothing of a test document reaches this fold's training
-        assert not {q.doc for q in train_q} & set(f["test_docs"]), "fold leak"
-        pairs = training_pairs(train_q, pages, max_chars)
-        model, res = train_bi_encoder(pairs, cfg, seed=cfg.seed + f["fold"])
+    report: dict = {"config": vars(cfg), "max_chars": cfg.max_chars, "folds": []}
+    for f, train_q in fold_training_sets(read_json(folds_path), read_questions(corpus_out)):
+        pairs = training_pairs(train_q, pages, cfg.max_chars)
+        model, res = train_bi_encoder(pairs, cfg, seed=cfg.seed + f["fold"], report_to=report_to,
+                                      run_name=f"fold_{f['fold']}")
         out = models_dir / f"fold_{f['fold']}"
         save_model(model, out)
-        write_json(out / "fingap_fold.json", {"fold": f["fold"], "test_docs": f["test_docs"],
-                                              "train_docs": f["train_docs"]})
-        report["folds"].append({
-            "fold": f["fold"], "n_pairs": res.n_pairs, "n_steps": res.n_steps,
-            "seconds": round(res.seconds, 1),
-            "seconds_per_step": round(res.seconds / max(1, res.n_steps), 3),
-            "epoch_loss": [round(x, 5) for x in res.epoch_loss],
-            "step_loss": [round(x, 5) for x in res.step_loss],
-        })
+        write_json(out / "fingap_fold.json", fold_metadata(f))
+        report["folds"].append(fold_training_record(f, res, n_pairs=res.n_pairs))
         log.info("fold %d: %d pairs, %d steps, %.0fs", f["fold"], res.n_pairs, res.n_steps,
                  res.seconds)
     write_json(report_path, report)

@@ -23,25 +23,23 @@ from ..core.params import ParamError
 from ..ingestion.corpus import read_questions
 from ..ingestion.extract import read_page_texts
 from ..retrieval.page_ranking import encode_pages, load_bi_encoder, page_text
-from ..training.folds import check_folds
+from ..training.folds import fold_metadata, fold_training_record, fold_training_sets
 from ..training.hard_negatives import (
     MINERS,
     mine_negatives,
     rank_by_scores,
     split_validation,
-    validation_metrics,
 )
 from ..training.page_scorer import (
-    EarlyStopping,
+    VAL_METRICS,
     TrainConfig,
+    Validation,
     save_model,
     train_bi_encoder,
     training_pairs,
 )
 
 log = logging.getLogger("fingap")
-
-VAL_METRICS = ("MRR@20", "PageRec@5", "PageRec@20", "DocPageRec@5")
 
 
 @dataclass
@@ -68,7 +66,8 @@ class HardNegativeConfig:
         if cfg.patience is not None and (not isinstance(cfg.patience, int) or cfg.patience < 1):
             raise ParamError(f"page_scorer_hn.patience must be null or >= 1: {cfg.patience!r}")
         if cfg.metric not in VAL_METRICS:
-            raise ParamError(f"page_scorer_hn.metric must be one of {VAL_METRICS}: {cfg.metric!r}")
+            raise ParamError(f"page_scorer_hn.metric must be one of {sorted(VAL_METRICS)}: "
+                             f"{cfg.metric!r}")
         if cfg.mine_with not in MINERS:
             raise ParamError(f"page_scorer_hn.mine_with must be one of {MINERS}: "
                              f"{cfg.mine_with!r}")
@@ -116,67 +115,41 @@ class _Miner:
         return rank_by_scores(keys, lambda q: scores[q.id])
 
 
-def _validator(val_q: list, pages: dict, train: TrainConfig):
-    val_docs = {q.doc for q in val_q}
-    keys = sorted(k for k in pages if k[0] in val_docs)
-    texts = [page_text(pages[k], train.max_chars) for k in keys]
-
-    def validate(model) -> dict:
-        pe = encode_pages(model, texts, train.precision, show_progress=False)
-        qe = encode_pages(model, [q.question for q in val_q], train.precision,
-                          show_progress=False)
-        return validation_metrics(val_q, keys, pe, qe)
-
-    return validate, len(keys)
-
-
 def run_train_hn(train_params: dict, hn_params: dict, corpus_out: Path, pages_path: Path,
                  folds_path: Path, mining_models: Path, mining_index: Path, models_dir: Path,
-                 report_path: Path, eval_epochs: list[int] | None = None) -> dict:
+                 report_path: Path, eval_epochs: list[int] | None = None,
+                 report_to: tuple[str, ...] = ()) -> dict:
     """``eval_epochs``: validate only after these epochs (the epochs study of
-    benchmarks/study_hard_negatives.py); default every epoch."""
+    benchmarks/study_hard_negatives.py); default every epoch. ``report_to``: the trainer's
+    integrations (``("mlflow",)``: a nested run per fold)."""
     cfg = HardNegativeConfig.from_params(hn_params)
     train = TrainConfig.from_params({**train_params, "epochs": cfg.epochs})
-    questions = read_questions(corpus_out)
-    folds = read_json(folds_path)
-    check_folds(folds, questions)
     pages = read_page_texts(pages_path)
-    by_id = {q.id: q for q in questions}
     miner = _Miner(cfg, train, pages, mining_models, mining_index)
     report: dict = {"config": asdict(cfg), "train_config": vars(train), "folds": []}
-    for f in folds["folds"]:
+    for f, train_q in fold_training_sets(read_json(folds_path), read_questions(corpus_out)):
         fold = f["fold"]
-        train_q = [by_id[q] for q in f["train_questions"]]
-        assert not {q.doc for q in train_q} & set(f["test_docs"]), "fold leak"
         fit_q, val_q = split_validation(train_q, cfg.val_fraction, cfg.seed + fold)
         negatives, counts = mine_negatives(fit_q, miner.ranker(fold, fit_q), pages, cfg.mine_top,
                                            cfg.false_negative_recall)
         pairs = training_pairs(fit_q, pages, train.max_chars)
         pools = [[(page_text(pages[k], train.max_chars), k) for k in negatives[qid]]
                  for qid, _, _, _ in pairs]
-        validate, n_val_pages = _validator(val_q, pages, train)
-        stopping = EarlyStopping(cfg.metric, cfg.patience)
+        validation = Validation.of(val_q, pages, train.max_chars, cfg.metric, cfg.patience)
         model, res = train_bi_encoder(
             pairs, train, seed=train.seed + fold, negatives=pools,
             negatives_per_pair=cfg.negatives_per_pair,
-            gold={q.id: set(q.gold_pages) for q in fit_q}, validate=validate, stopping=stopping,
-            eval_epochs=eval_epochs)
+            gold={q.id: set(q.gold_pages) for q in fit_q}, validation=validation,
+            eval_epochs=eval_epochs, report_to=report_to, run_name=f"fold_{fold}")
         out = models_dir / f"fold_{fold}"
         save_model(model, out)
         val_docs = sorted({q.doc for q in val_q})
-        write_json(out / "fingap_fold.json", {"fold": fold, "test_docs": f["test_docs"],
-                                              "train_docs": f["train_docs"],
-                                              "validation_docs": val_docs})
-        report["folds"].append({
-            "fold": fold, "n_pairs": res.n_pairs, "n_steps": res.n_steps,
-            "n_validation_questions": len(val_q), "n_validation_pages": n_val_pages,
-            "validation_docs": val_docs, "mining": counts,
-            "best_epoch": res.best_epoch, "epochs_run": len(res.epoch_loss),
-            "seconds": round(res.seconds, 1), "validation_seconds": round(res.val_seconds, 1),
-            "seconds_per_step": round((res.seconds - res.val_seconds) / max(1, res.n_steps), 3),
-            "val_curve": res.val_curve,
-            "epoch_loss": [round(x, 5) for x in res.epoch_loss],
-            "step_loss": [round(x, 5) for x in res.step_loss]})
+        write_json(out / "fingap_fold.json", fold_metadata(f, validation_docs=val_docs))
+        report["folds"].append(fold_training_record(
+            f, res, n_pairs=res.n_pairs, n_validation_questions=len(val_q),
+            n_validation_pages=len(validation.corpus), validation_docs=val_docs, mining=counts,
+            best_epoch=res.best_epoch, epochs_run=len(res.epoch_loss),
+            validation_seconds=round(res.val_seconds, 1), val_curve=res.val_curve))
         log.info("fold %d: best epoch %s of %d", fold, res.best_epoch, len(res.epoch_loss))
     report["epochs_study"] = epochs_study(report["folds"], cfg.metric)
     write_json(report_path, report)

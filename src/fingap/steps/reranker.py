@@ -8,10 +8,11 @@ from pathlib import Path
 from ..core.io import read_json, write_json
 from ..ingestion.corpus import read_questions
 from ..ingestion.extract import read_page_texts
-from ..training.folds import check_folds
+from ..training.folds import fold_metadata, fold_training_record, fold_training_sets
 
 
-def run_train_reranker(params: dict, paths: dict, models_dir: Path, report_path: Path) -> dict:
+def run_train_reranker(params: dict, paths: dict, models_dir: Path, report_path: Path,
+                       report_to: tuple[str, ...] = ()) -> dict:
     """One cross-encoder per fold, trained on the fold's training documents only."""
     from ..training.reranker import (
         RerankerTrainConfig,
@@ -21,26 +22,16 @@ def run_train_reranker(params: dict, paths: dict, models_dir: Path, report_path:
     )
 
     cfg = RerankerTrainConfig.from_params(params)
-    all_q = read_questions(paths["corpus"])
-    folds = read_json(paths["folds"])
-    check_folds(folds, all_q)
-    by_id = {q.id: q for q in all_q}
     pages = read_page_texts(paths["pages"])
     report: dict = {"config": vars(cfg), "folds": []}
-    for f in folds["folds"]:
-        train_q = [by_id[q] for q in f["train_questions"]]
-        assert not {q.doc for q in train_q} & set(f["test_docs"]), "fold leak"
+    folds, questions = read_json(paths["folds"]), read_questions(paths["corpus"])
+    for f, train_q in fold_training_sets(folds, questions):
         examples = training_examples(train_q, pages, cfg)
-        tok, model, res = train_cross_encoder(examples, cfg, seed=cfg.seed + f["fold"])
+        model, res = train_cross_encoder(examples, cfg, seed=cfg.seed + f["fold"],
+                                         report_to=report_to, run_name=f"fold_{f['fold']}")
         out = models_dir / f"fold_{f['fold']}"
-        save_cross_encoder(tok, model, out)
-        write_json(out / "fingap_fold.json", {"fold": f["fold"], "test_docs": f["test_docs"],
-                                              "train_docs": f["train_docs"]})
-        report["folds"].append({
-            "fold": f["fold"], "n_examples": res.n_examples, "n_steps": res.n_steps,
-            "seconds": round(res.seconds, 1),
-            "seconds_per_step": round(res.seconds / max(1, res.n_steps), 3),
-            "epoch_loss": [round(x, 5) for x in res.epoch_loss],
-            "step_loss": [round(x, 5) for x in res.step_loss]})
+        save_cross_encoder(model, out)
+        write_json(out / "fingap_fold.json", fold_metadata(f))
+        report["folds"].append(fold_training_record(f, res, n_examples=res.n_examples))
     write_json(report_path, report)
     return report

@@ -7,10 +7,12 @@ so ``mlflow ui`` run from the repository shows everything with no server;
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 DEFAULT_DB = "mlflow.db"
@@ -124,27 +126,35 @@ def _set_experiment(root: Path, experiment: str) -> str:
     return uri
 
 
-def log_training(root: Path, experiment: str, name: str, config: dict, report: dict,
-                 models_dir: Path) -> str:
-    """Log a training stage: hyperparameters, loss curves per fold, fold models as artifacts."""
+@contextlib.contextmanager
+def training_run(root: Path, experiment: str, name: str, config: dict) -> Iterator[str]:
+    """An MLflow run for a training stage; yields its id. Inside it, trainers given
+    ``report_to=("mlflow",)`` log each fold as a nested run through the trainer's own MLflow
+    integration (loss curve, learning rate, validation metrics)."""
     import mlflow
 
     _set_experiment(root, experiment)
-    with mlflow.start_run(run_name=name, tags={"git_commit": git_commit(root),
-                                                "stage": name}) as run:
-        mlflow.log_params({k: str(v) for k, v in flatten(config).items()})
-        for fold in report["folds"]:
-            f = fold["fold"]
-            for step, loss in enumerate(fold["step_loss"]):
-                mlflow.log_metric(f"fold_{f}.step_loss", loss, step=step)
-            for epoch, loss in enumerate(fold["epoch_loss"]):
-                mlflow.log_metric(f"fold_{f}.epoch_loss", loss, step=epoch)
-            for row in fold.get("val_curve", []):  # early-stopped trainings
-                for m, v in row.items():
-                    if m not in ("epoch", "n"):
-                        mlflow.log_metric(f"fold_{f}.val.{metric_key(m)}", v, step=row["epoch"])
-            mlflow.log_metric(f"fold_{f}.seconds", fold["seconds"])
-            model_dir = models_dir / f"fold_{f}"
-            if model_dir.exists():
-                mlflow.log_artifacts(str(model_dir), artifact_path=f"models/fold_{f}")
-        return run.info.run_id
+    before = os.environ.get("MLFLOW_NESTED_RUN")
+    os.environ["MLFLOW_NESTED_RUN"] = "TRUE"  # the trainer's run goes under this one
+    try:
+        with mlflow.start_run(run_name=name, tags={"git_commit": git_commit(root),
+                                                    "stage": name}) as run:
+            mlflow.log_params({k: str(v) for k, v in flatten(config).items()})
+            yield run.info.run_id
+    finally:
+        if before is None:
+            os.environ.pop("MLFLOW_NESTED_RUN", None)
+        else:
+            os.environ["MLFLOW_NESTED_RUN"] = before
+
+
+def log_fold_models(report: dict, models_dir: Path) -> None:
+    """Into the active training run: each fold's wall time and model folder."""
+    import mlflow
+
+    for fold in report["folds"]:
+        f = fold["fold"]
+        mlflow.log_metric(f"fold_{f}.seconds", fold["seconds"])
+        model_dir = models_dir / f"fold_{f}"
+        if model_dir.exists():
+            mlflow.log_artifacts(str(model_dir), artifact_path=f"models/fold_{f}")

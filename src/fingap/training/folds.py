@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from ..core.params import ParamError
 from ..ingestion.corpus import STATUS_EVALUATED, Question
@@ -75,3 +75,35 @@ def check_folds(folds: dict, questions: Sequence[Question]) -> None:
 
 def fold_of_question(folds: dict) -> dict[str, int]:
     return {q: f["fold"] for f in folds["folds"] for q in f["test_questions"]}
+
+
+def fold_training_sets(folds: dict, questions: Sequence[Question]
+                       ) -> Iterator[tuple[dict, list[Question]]]:
+    """Each fold with its training questions. The guard that matters: nothing of a fold's test
+    documents reaches its training (FoldLeak otherwise)."""
+    check_folds(folds, questions)
+    by_id = {q.id: q for q in questions}
+    for f in folds["folds"]:
+        train_q = [by_id[q] for q in f["train_questions"]]
+        leak = {q.doc for q in train_q} & set(f["test_docs"])
+        if leak:
+            raise FoldLeak(f"fold {f['fold']}: training questions on test documents {sorted(leak)}")
+        yield f, train_q
+
+
+def fold_metadata(fold: dict, **extra) -> dict:
+    """What a fold model carries beside its weights (``fingap_fold.json``): which documents it
+    may score (its test documents) and which it saw."""
+    return {"fold": fold["fold"], "test_docs": fold["test_docs"],
+            "train_docs": fold["train_docs"], **extra}
+
+
+def fold_training_record(fold: dict, result, **extra) -> dict:
+    """One fold's row of a training report: steps, wall time, loss curves (``result`` has
+    ``n_steps``, ``seconds``, ``epoch_loss``, ``step_loss``; ``val_seconds`` if validated)."""
+    train_seconds = result.seconds - getattr(result, "val_seconds", 0.0)
+    return {"fold": fold["fold"], **extra, "n_steps": result.n_steps,
+            "seconds": round(result.seconds, 1),
+            "seconds_per_step": round(train_seconds / max(1, result.n_steps), 3),
+            "epoch_loss": [round(x, 5) for x in result.epoch_loss],
+            "step_loss": [round(x, 5) for x in result.step_loss]}

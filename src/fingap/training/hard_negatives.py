@@ -19,7 +19,7 @@ import numpy as np
 from ..core.params import ParamError
 from ..core.text_tokens import tokenize
 from ..ingestion.corpus import Question
-from ..retrieval.page_ranking import PageKey, PageRows, page_recall_at, reciprocal_rank
+from ..retrieval.page_ranking import PageKey, PageRows
 
 MINERS = ("scorer", "bm25")
 
@@ -91,22 +91,3 @@ def split_validation(questions: Sequence[Question], fraction: float,
             [q for q in questions if q.doc in val_docs])
 
 
-def validation_metrics(questions: Sequence[Question], keys: Sequence[PageKey],
-                       page_emb: np.ndarray, question_emb: np.ndarray) -> dict:
-    """Page ranking quality of validation questions over all pages of the validation documents
-    (``PageRec@n``, ``MRR@20``) and within each question's own document (``DocPageRec@5``)."""
-    page_rows = PageRows(keys)
-    scores = question_emb @ page_emb.T
-    rec5, rec20, mrr, doc5 = [], [], [], []
-    for q, s in zip(questions, scores, strict=True):
-        order = [keys[i] for i in np.argsort(-s, kind="stable")[:20]]
-        rec5.append(page_recall_at(q.gold_pages, order, 5))
-        rec20.append(page_recall_at(q.gold_pages, order, 20))
-        mrr.append(reciprocal_rank(q.gold_pages, order))
-        rows = page_rows.of_doc(q.doc)
-        in_doc = [keys[r] for r in rows[np.argsort(-s[rows], kind="stable")]] if len(rows) else []
-        doc5.append(page_recall_at(q.gold_pages, in_doc, 5))
-    return {"PageRec@5": round(float(np.mean(rec5)), 5),
-            "PageRec@20": round(float(np.mean(rec20)), 5),
-            "MRR@20": round(float(np.mean(mrr)), 5),
-            "DocPageRec@5": round(float(np.mean(doc5)), 5), "n": len(questions)}

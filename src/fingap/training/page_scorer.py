@@ -1,28 +1,42 @@
 """The learned page scorer of Kobeissi & Langlais: a bi-encoder fine-tuned with Multiple
-Negatives Ranking loss on (question, gold page text) pairs, one model per document-grouped fold.
+Negatives Ranking loss on (question, gold page text) pairs, one model per document-grouped fold,
+trained with sentence-transformers' ``SentenceTransformerTrainer``.
 
 Page text N(d, p): whitespace collapsed, truncated to ``max_chars`` (M = 2000) characters.
+
+What the ecosystem's parts do here, and the two things fingap adds inside the trainer:
+- ``MultipleNegativesRankingLoss`` (cosine x ``scale``, cross-entropy over the batch's pages) and
+  ``BatchSamplers.NO_DUPLICATES`` (no question or page twice in a batch: a second copy would be
+  a false in-batch negative);
+- the hard-negative variant: ``NegativeDraw`` gives each pair ``negatives_per_pair`` pages of its
+  pool, drawn afresh each epoch (a dataset transform that reads the epoch a callback sets), and
+  ``GoldMaskedMNRLoss`` keeps a page that is gold for a row's question (another of its gold pages,
+  shown as someone else's positive or hard negative) from counting as that row's negative;
+- validation: ``InformationRetrievalEvaluator`` over the pages of held-out training documents
+  after each epoch, ``EarlyStoppingCallback`` on its MRR@20, the best epoch's weights kept.
 """
 
 from __future__ import annotations
 
 import logging
-import math
 import random
+import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-
 from ..core.params import ParamError
-from ..core.precision import autocast
 from ..ingestion.corpus import Question
 from ..retrieval.page_ranking import load_bi_encoder, page_text
-from .sampling import NoDuplicatesBatchSampler
 
 log = logging.getLogger("fingap.training.page_scorer")
+
+PageKey = tuple[str, int]
+Pair = tuple[str, str, str, PageKey]   # (question id, question, page text, page key)
+# validation metric names of fingap -> InformationRetrievalEvaluator's keys (evaluator "val")
+VAL_METRICS = {"MRR@20": "val_cosine_mrr@20", "PageRec@5": "val_cosine_recall@5",
+               "PageRec@20": "val_cosine_recall@20"}
 
 
 @dataclass
@@ -58,39 +72,53 @@ class TrainResult:
     seconds: float = 0.0
     n_pairs: int = 0
     n_steps: int = 0
-    # with a validator: one row per epoch (validation metrics, cumulative training seconds)
+    # with validation: one row per validated epoch (metrics, cumulative training seconds)
     val_curve: list[dict] = field(default_factory=list)
     best_epoch: int | None = None
     val_seconds: float = 0.0
 
 
-class EarlyStopping:
-    """Keeps the weights of the best validation epoch; says stop after ``patience`` epochs
-    without improvement (None: never stop early, still keep the best epoch)."""
+@dataclass
+class Validation:
+    """What the page scorer is validated on: questions of held-out training documents, ranked
+    over every page of those documents."""
 
-    def __init__(self, metric: str, patience: int | None):
-        self.metric, self.patience = metric, patience
-        self.best: float | None = None
-        self.best_epoch: int | None = None
-        self._state: dict | None = None
-        self._bad = 0
+    queries: dict[str, str]
+    corpus: dict[str, str]
+    relevant: dict[str, set[str]]
+    metric: str = "MRR@20"
+    patience: int | None = 3          # validations without gain before stopping; None: never
 
-    def update(self, epoch: int, metrics: dict, model) -> bool:
-        value = metrics[self.metric]
-        if self.best is None or value > self.best:
-            self.best, self.best_epoch, self._bad = value, epoch, 0
-            self._state = {k: v.detach().clone() for k, v in model.state_dict().items()}
-        else:
-            self._bad += 1
-        return self.patience is not None and self._bad >= self.patience
+    @classmethod
+    def of(cls, questions: Sequence[Question], pages: dict[PageKey, str], max_chars: int,
+           metric: str = "MRR@20", patience: int | None = 3) -> Validation:
+        if metric not in VAL_METRICS:
+            raise ParamError(f"validation metric must be one of {sorted(VAL_METRICS)}: {metric!r}")
+        docs = {q.doc for q in questions}
+        keys = sorted(k for k in pages if k[0] in docs)
+        return cls({q.id: q.question for q in questions},
+                   {_key_id(k): page_text(pages[k], max_chars) for k in keys},
+                   {q.id: {_key_id(k) for k in q.gold_pages} for q in questions},
+                   metric, patience)
 
-    def restore(self, model) -> None:
-        if self._state is not None:
-            model.load_state_dict(self._state)
+    def evaluator(self, batch_size: int):
+        from sentence_transformers.sentence_transformer.evaluation import (
+            InformationRetrievalEvaluator,
+        )
+
+        return InformationRetrievalEvaluator(
+            # (the evaluator needs every list non-empty; fingap reads MRR@20 and recall@5/20)
+            self.queries, self.corpus, self.relevant, mrr_at_k=[20], ndcg_at_k=[20],
+            accuracy_at_k=[1], precision_recall_at_k=[5, 20], map_at_k=[20], name="val",
+            batch_size=batch_size, show_progress_bar=False, write_csv=False)
 
 
-def training_pairs(questions: Sequence[Question], page_texts: dict[tuple[str, int], str],
-                   max_chars: int) -> list[tuple[str, str, str, tuple[str, int]]]:
+def _key_id(key: PageKey) -> str:
+    return f"{key[0]}#{key[1]}"
+
+
+def training_pairs(questions: Sequence[Question], page_texts: dict[PageKey, str],
+                   max_chars: int) -> list[Pair]:
     """(question id, question, page text, page key): one pair per distinct gold page."""
     pairs = []
     for q in questions:
@@ -100,129 +128,216 @@ def training_pairs(questions: Sequence[Question], page_texts: dict[tuple[str, in
     return pairs
 
 
-def mnr_loss(q_emb, p_emb, scale: float, exclude=None):
-    """Multiple Negatives Ranking: question i's own page (column i) against every other page
-    column: the batch's other positives, then any hard negatives appended after them.
-    ``exclude`` (bool, questions x pages) masks columns that must not count as negatives
-    (another gold page of the same question)."""
+class NegativeDraw:
+    """Each pair's hard negatives for the current epoch: ``n`` pages of its pool, drawn afresh
+    (and reproducibly: from the seed, the epoch and the pair) every epoch. A pool shorter than
+    ``n`` is padded with the pair's own positive, which the loss masks out, so every row has
+    the same number of columns."""
+
+    def __init__(self, pairs: Sequence[Pair], pools: Sequence[Sequence[tuple[str, PageKey]]],
+                 n: int, seed: int):
+        if len(pools) != len(pairs):
+            raise ValueError(f"{len(pools)} negative pools for {len(pairs)} pairs")
+        self.pairs, self.pools, self.n, self.seed = pairs, pools, n, seed
+        self.epoch = 0
+        # a row asked for without its label column (the batch sampler reads the text columns
+        # only) is known by its (question, page text): unique per pair
+        self._row_of = {(q, text): i for i, (_, q, text, _) in enumerate(pairs)}
+
+    def pick(self, i: int) -> list[tuple[str, PageKey]]:
+        pool = list(self.pools[i])
+        rng = random.Random(f"{self.seed}:{self.epoch}:{i}")
+        picked = rng.sample(pool, min(self.n, len(pool)))
+        _, _, text, key = self.pairs[i]
+        return picked + [(text, key)] * (self.n - len(picked))
+
+    def transform(self, batch: dict) -> dict:
+        """The dataset transform: fills the ``negative_j`` columns of the rows asked for."""
+        rows = batch["label"] if "label" in batch else [
+            self._row_of[(a, p)] for a, p in zip(batch["anchor"], batch["positive"], strict=True)]
+        picks = [self.pick(int(i)) for i in rows]
+        for j in range(self.n):
+            batch[f"negative_{j}"] = [p[j][0] for p in picks]
+        return batch
+
+
+def _gold_masked_mnr_loss(model, scale: float, pairs: Sequence[Pair],
+                          gold: dict[str, set[PageKey]], draw: NegativeDraw | None):
+    """``MultipleNegativesRankingLoss`` whose similarity matrix hides, for each row, the
+    columns that are gold pages of the row's question (other than its own positive). The rows'
+    pair indices come in as the loss's ``labels`` (the dataset's ``label`` column)."""
     import torch
-    import torch.nn.functional as F
+    from sentence_transformers.sentence_transformer.losses import MultipleNegativesRankingLoss
 
-    sims = F.normalize(q_emb, dim=-1) @ F.normalize(p_emb, dim=-1).T * scale
-    sims = sims.float()
-    if exclude is not None:
-        sims = sims.masked_fill(exclude, float("-inf"))
-    return F.cross_entropy(sims, torch.arange(len(q_emb)))
+    class GoldMaskedMNRLoss(MultipleNegativesRankingLoss):
+        def __init__(self):
+            super().__init__(model, scale=scale)
+            self._mask = None
+            cosine = self.similarity_fct
+
+            def masked(a, b):
+                s = cosine(a, b)
+                if self._mask is not None and s.shape == self._mask.shape:
+                    s = s.masked_fill(self._mask, float("-inf"))
+                return s
+
+            self.similarity_fct = masked
+
+        def exclusion(self, rows: list[int]):
+            keys = [pairs[i][3] for i in rows]
+            if draw is not None:
+                for j in range(draw.n):
+                    keys += [draw.pick(i)[j][1] for i in rows]
+            return torch.tensor([[c != r and keys[c] in gold[pairs[i][0]]
+                                  for c in range(len(keys))] for r, i in enumerate(rows)],
+                                dtype=torch.bool)
+
+        def forward(self, sentence_features, labels):
+            self._mask = self.exclusion([int(i) for i in labels])
+            try:
+                return super().forward(sentence_features, labels)
+            finally:
+                self._mask = None
+
+        def get_config_dict(self):
+            return {"scale": self.scale, "similarity_fct": "cos_sim", "masked": "other gold pages"}
+
+    return GoldMaskedMNRLoss()
 
 
-PageKey = tuple[str, int]
+def _epoch_callback(draw: NegativeDraw | None, eval_epochs: Sequence[int] | None,
+                    timing: dict):
+    """Sets the epoch the negatives are drawn for, validates only after ``eval_epochs`` (the
+    epochs study; None: every epoch) and records training and validation wall time."""
+    from transformers import TrainerCallback
+
+    class EpochCallback(TrainerCallback):
+        def on_train_begin(self, args, state, control, **kw):
+            timing.update(start=time.perf_counter(), val=0.0, train_at_epoch={}, epoch=0)
+
+        def on_epoch_begin(self, args, state, control, **kw):
+            if draw is not None:
+                draw.epoch = timing["epoch"]
+
+        def on_epoch_end(self, args, state, control, **kw):
+            # the trainer validates right after this: training time so far excludes it
+            timing["epoch"] += 1
+            now = time.perf_counter()
+            timing["train_at_epoch"][timing["epoch"]] = now - timing["start"] - timing["val"]
+            timing["eval_start"] = now
+            if eval_epochs is not None and timing["epoch"] not in eval_epochs:
+                control.should_evaluate = False
+                control.should_save = False
+            return control
+
+        def on_evaluate(self, args, state, control, **kw):
+            timing["val"] += time.perf_counter() - timing.get("eval_start", time.perf_counter())
+
+    return EpochCallback()
 
 
-def _batch_pages(pairs, batch: list[int], negatives, n_neg: int, rng: random.Random,
-                 gold: dict[str, set] | None):
-    """Page texts of a batch (positives first, then each pair's sampled hard negatives) and
-    the mask of columns that are gold for a row's question without being its own column."""
-    texts = [pairs[i][2] for i in batch]
-    keys = [pairs[i][3] for i in batch]
-    if negatives is not None:
-        for i in batch:
-            pool = negatives[i]
-            for text, key in rng.sample(list(pool), min(n_neg, len(pool))):
-                texts.append(text)
-                keys.append(key)
-    if gold is None:
-        return texts, None
-    import torch
-
-    exclude = torch.tensor([[c != r and keys[c] in gold[pairs[i][0]] for c in range(len(keys))]
-                            for r, i in enumerate(batch)], dtype=torch.bool)
-    return texts, exclude
-
-
-def train_bi_encoder(pairs: Sequence[tuple[str, str, str, tuple[str, int]]], cfg: TrainConfig,
-                     seed: int, max_steps: int | None = None, *,
+def train_bi_encoder(pairs: Sequence[Pair], cfg: TrainConfig, seed: int,
+                     max_steps: int | None = None, *,
                      negatives: Sequence[Sequence[tuple[str, PageKey]]] | None = None,
                      negatives_per_pair: int = 1, gold: dict[str, set] | None = None,
-                     validate: Callable[[object], dict] | None = None,
-                     stopping: EarlyStopping | None = None,
-                     eval_epochs: Sequence[int] | None = None):
-    """Fine-tune a fresh copy of ``cfg.model``; returns (model, TrainResult).
+                     validation: Validation | None = None,
+                     eval_epochs: Sequence[int] | None = None,
+                     report_to: Sequence[str] = (), run_name: str | None = None):
+    """Fine-tune a fresh copy of ``cfg.model`` with ``SentenceTransformerTrainer``; returns
+    (model, TrainResult).
 
     In-batch negatives only by default (the paper). ``negatives[i]`` is the pool of (text, page)
     hard negatives of pair i, ``negatives_per_pair`` of them drawn afresh each epoch; ``gold``
-    (question id -> gold page keys) masks columns that are gold for the row's question.
-    ``validate(model)`` runs after each epoch (or only after the 1-based ``eval_epochs``);
-    ``stopping`` keeps the best validated epoch's weights and may end training early.
+    (question id -> gold page keys) masks pages that are gold for a row's question.
+    ``validation`` evaluates after each epoch (or only after the 1-based ``eval_epochs``),
+    stops after ``validation.patience`` epochs without gain and keeps the best epoch.
+    ``report_to`` takes the trainer's integrations (``["mlflow"]``: a run per call, nested under
+    the caller's active run when ``MLFLOW_NESTED_RUN`` is set).
     """
     import torch
+    from datasets import Dataset
+    from sentence_transformers import SentenceTransformerTrainer
+    from sentence_transformers.sentence_transformer.training_args import (
+        BatchSamplers,
+        SentenceTransformerTrainingArguments,
+    )
+    from transformers import EarlyStoppingCallback
+    from transformers.trainer_callback import PrinterCallback
 
     torch.manual_seed(seed)
-    random.seed(seed)
-    np.random.seed(seed)
     model = load_bi_encoder(cfg.model, cfg.max_seq_length)
-    model.train()
-    sampler = NoDuplicatesBatchSampler([{("q", qid), ("p", key)} for qid, _, _, key in pairs],
-                                       cfg.batch_size, seed=seed, drop_last=False)
-    steps_per_epoch = len(sampler)
-    total = steps_per_epoch * cfg.epochs if max_steps is None else max_steps
-    opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
-    warmup = int(math.ceil(cfg.warmup_ratio * total))
-    sched = torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda s: (s + 1) / max(1, warmup) if s < warmup
-        else max(0.0, (total - s) / max(1, total - warmup)))
-    result = TrainResult(n_pairs=len(pairs))
-    t0 = time.perf_counter()
-    step = 0
-    for epoch in range(cfg.epochs):
-        sampler.set_epoch(epoch)
-        rng = random.Random(seed * 1000 + epoch)  # hard negatives drawn per epoch, reproducibly
-        losses = []
-        for batch in sampler:
-            texts, exclude = _batch_pages(pairs, batch, negatives, negatives_per_pair, rng, gold)
-            if len(texts) < 2:
-                continue  # a lone pair without hard negatives has nothing to rank against
-            qs = model.tokenize([pairs[i][1] for i in batch])
-            ps = model.tokenize(texts)
-            with autocast(cfg.precision):
-                q_emb = model(qs)["sentence_embedding"]
-                p_emb = model(ps)["sentence_embedding"]
-                loss = mnr_loss(q_emb, p_emb, cfg.scale, exclude)
-            opt.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            opt.step()
-            sched.step()
-            value = float(loss.detach())
-            losses.append(value)
-            result.step_loss.append(value)
-            step += 1
-            if max_steps is not None and step >= max_steps:
-                break
-        result.epoch_loss.append(float(np.mean(losses)) if losses else float("nan"))
-        log.info("epoch %d/%d: loss %.4f (%d steps, %.0fs)", epoch + 1, cfg.epochs,
-                 result.epoch_loss[-1], len(losses), time.perf_counter() - t0)
-        stop = max_steps is not None and step >= max_steps
-        if validate is not None and (eval_epochs is None or epoch + 1 in eval_epochs):
-            train_seconds = time.perf_counter() - t0 - result.val_seconds
-            model.eval()
-            tv = time.perf_counter()
-            metrics = validate(model)
-            result.val_seconds += time.perf_counter() - tv
-            model.train()
-            result.val_curve.append({"epoch": epoch + 1, **metrics,
-                                     "train_seconds": round(train_seconds, 1)})
-            log.info("epoch %d validation: %s", epoch + 1, metrics)
-            if stopping is not None and stopping.update(epoch + 1, metrics, model):
-                stop = True
-        if stop:
-            break
+    columns: dict[str, list] = {"anchor": [p[1] for p in pairs], "positive": [p[2] for p in pairs]}
+    draw = None
+    if negatives is not None and negatives_per_pair > 0:
+        draw = NegativeDraw(pairs, negatives, negatives_per_pair, seed)
+        columns |= {f"negative_{j}": [p[2] for p in pairs] for j in range(negatives_per_pair)}
+    columns["label"] = list(range(len(pairs)))   # the pair index: the loss's mask reads it
+    dataset = Dataset.from_dict(columns)
+    if draw is not None:
+        dataset = dataset.with_transform(draw.transform)
+    if gold is None and draw is None:
+        from sentence_transformers.sentence_transformer.losses import (
+            MultipleNegativesRankingLoss,
+        )
+
+        loss = MultipleNegativesRankingLoss(model, scale=cfg.scale)
+    else:
+        loss = _gold_masked_mnr_loss(model, cfg.scale, pairs, gold or {}, draw)
+    timing: dict = {}
+    callbacks = [_epoch_callback(draw, eval_epochs, timing)]
+    with tempfile.TemporaryDirectory(prefix="fingap-train-") as out:
+        args = SentenceTransformerTrainingArguments(
+            output_dir=out, num_train_epochs=cfg.epochs, max_steps=max_steps or -1,
+            per_device_train_batch_size=cfg.batch_size, learning_rate=cfg.lr,
+            warmup_steps=cfg.warmup_ratio, weight_decay=cfg.weight_decay,
+            lr_scheduler_type="linear", max_grad_norm=1.0, bf16=cfg.precision == "bf16",
+            use_cpu=True, seed=seed, data_seed=seed, batch_sampler=BatchSamplers.NO_DUPLICATES,
+            logging_steps=1, report_to=list(report_to) or "none", run_name=run_name,
+            disable_tqdm=True, dataloader_drop_last=False,
+            eval_strategy="epoch" if validation else "no",
+            save_strategy="epoch" if validation else "no", save_only_model=True,
+            save_total_limit=2 if validation else None,
+            load_best_model_at_end=validation is not None,
+            metric_for_best_model=(f"eval_{VAL_METRICS[validation.metric]}" if validation
+                                   else None), greater_is_better=True)
+        if validation and validation.patience is not None:
+            callbacks.append(EarlyStoppingCallback(early_stopping_patience=validation.patience))
+        trainer = SentenceTransformerTrainer(
+            model=model, args=args, train_dataset=dataset, loss=loss,
+            evaluator=validation.evaluator(64) if validation else None, callbacks=callbacks)
+        trainer.remove_callback(PrinterCallback)
+        t0 = time.perf_counter()
+        trainer.train()
+        seconds = time.perf_counter() - t0
+        model = trainer.model
     model.eval()
-    if stopping is not None:
-        stopping.restore(model)
-        result.best_epoch = stopping.best_epoch
-    result.seconds = time.perf_counter() - t0
-    result.n_steps = step
-    return model, result
+    return model, _result(trainer.state.log_history, len(pairs), seconds, timing, validation)
+
+
+def _result(history: list[dict], n_pairs: int, seconds: float, timing: dict,
+            validation: Validation | None) -> TrainResult:
+    """The trainer's log history as fingap's training record."""
+    res = TrainResult(n_pairs=n_pairs, seconds=seconds, val_seconds=timing.get("val", 0.0))
+    by_epoch: dict[int, list[float]] = {}
+    for row in history:
+        if "loss" in row and "step" in row:
+            res.step_loss.append(float(row["loss"]))
+            # a step logged at epoch e.xx belongs to epoch ceil(e.xx)
+            by_epoch.setdefault(max(1, -int(-float(row["epoch"]) // 1)), []).append(row["loss"])
+        if validation is not None and f"eval_{VAL_METRICS['MRR@20']}" in row:
+            epoch = round(float(row["epoch"]))
+            res.val_curve.append({"epoch": epoch,
+                                  **{m: round(float(row[f"eval_{k}"]), 5)
+                                     for m, k in VAL_METRICS.items()},
+                                  "n": len(validation.queries),
+                                  "train_seconds": round(timing["train_at_epoch"].get(epoch, 0.0),
+                                                         1)})
+    res.epoch_loss = [sum(v) / len(v) for _, v in sorted(by_epoch.items())]
+    res.n_steps = len(res.step_loss)
+    if res.val_curve:
+        best = max(res.val_curve, key=lambda r: (r[validation.metric], -r["epoch"]))
+        res.best_epoch = best["epoch"]
+    return res
 
 
 def save_model(model, directory: Path) -> None:

@@ -10,21 +10,16 @@ that BM25 ranks high for the question. Any sequence-classification cross-encoder
 from __future__ import annotations
 
 import logging
-import math
-import random
+import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-
 from ..core.params import ParamError
-from ..core.precision import autocast
 from ..core.text_tokens import tokenize
 from ..ingestion.corpus import Question
 from ..retrieval.page_ranking import page_text
-from ..retrieval.reranking import load_cross_encoder
 
 log = logging.getLogger("fingap.training.reranker")
 
@@ -97,61 +92,62 @@ def training_examples(questions: Sequence[Question], pages: Mapping[tuple[str, i
 
 
 def train_cross_encoder(examples: Sequence[tuple[str, str, float]], cfg: RerankerTrainConfig,
-                        seed: int, max_steps: int | None = None):
+                        seed: int, max_steps: int | None = None, report_to: Sequence[str] = (),
+                        run_name: str | None = None):
+    """Fine-tune a cross-encoder with sentence-transformers' ``CrossEncoderTrainer`` and
+    ``BinaryCrossEntropyLoss`` on (question, page, 0/1) examples; returns (model, result). A
+    bi-encoder checkpoint (the bundled MiniLM) gets a fresh one-logit head, seeded."""
     import torch
+    from datasets import Dataset
+    from sentence_transformers.cross_encoder import (
+        CrossEncoder,
+        CrossEncoderTrainer,
+        CrossEncoderTrainingArguments,
+    )
+    from sentence_transformers.cross_encoder.losses import BinaryCrossEntropyLoss
+    from transformers.trainer_callback import PrinterCallback
 
-    random.seed(seed)
-    np.random.seed(seed)
-    tok, model = load_cross_encoder(cfg.model, seed=seed)
-    model.train()
-    steps_per_epoch = math.ceil(len(examples) / cfg.batch_size)
-    total = steps_per_epoch * cfg.epochs if max_steps is None else max_steps
-    opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
-    warmup = int(math.ceil(cfg.warmup_ratio * total))
-    sched = torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda s: (s + 1) / max(1, warmup) if s < warmup
-        else max(0.0, (total - s) / max(1, total - warmup)))
-    loss_fn = torch.nn.BCEWithLogitsLoss()
-    result = RerankerTrainResult(n_examples=len(examples))
-    t0 = time.perf_counter()
-    step = 0
-    for epoch in range(cfg.epochs):
-        order = list(range(len(examples)))
-        random.Random(seed + epoch).shuffle(order)
-        losses = []
-        for b in range(0, len(order), cfg.batch_size):
-            batch = [examples[i] for i in order[b : b + cfg.batch_size]]
-            enc = tok([e[0] for e in batch], [e[1] for e in batch], truncation="only_second",
-                      max_length=cfg.max_length, padding=True, return_tensors="pt")
-            labels = torch.tensor([e[2] for e in batch])
-            with autocast(cfg.precision):
-                logits = model(**enc).logits.squeeze(-1)
-            loss = loss_fn(logits.float(), labels)
-            opt.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            opt.step()
-            sched.step()
-            value = float(loss.detach())
-            losses.append(value)
-            result.step_loss.append(value)
-            step += 1
-            if max_steps is not None and step >= max_steps:
-                break
-        result.epoch_loss.append(float(np.mean(losses)) if losses else float("nan"))
-        log.info("reranker epoch %d/%d: loss %.4f (%.0fs)", epoch + 1, cfg.epochs,
-                 result.epoch_loss[-1], time.perf_counter() - t0)
-        if max_steps is not None and step >= max_steps:
-            break
-    model.eval()
-    result.seconds = time.perf_counter() - t0
-    result.n_steps = step
-    return tok, model, result
+    from ..core.models import ensure_offline, resolve_model
+
+    ensure_offline()
+    torch.manual_seed(seed)
+    model = CrossEncoder(resolve_model(cfg.model), num_labels=1, max_length=cfg.max_length,
+                         device="cpu")
+    data = Dataset.from_dict({"query": [e[0] for e in examples],
+                              "page": [e[1] for e in examples],
+                              "label": [float(e[2]) for e in examples]})
+    with tempfile.TemporaryDirectory(prefix="fingap-rerank-") as out:
+        args = CrossEncoderTrainingArguments(
+            output_dir=out, num_train_epochs=cfg.epochs, max_steps=max_steps or -1,
+            per_device_train_batch_size=cfg.batch_size, learning_rate=cfg.lr,
+            warmup_steps=cfg.warmup_ratio, weight_decay=cfg.weight_decay,
+            lr_scheduler_type="linear", max_grad_norm=1.0, bf16=cfg.precision == "bf16",
+            use_cpu=True, seed=seed, data_seed=seed, logging_steps=1, save_strategy="no",
+            report_to=list(report_to) or "none", run_name=run_name, disable_tqdm=True)
+        trainer = CrossEncoderTrainer(model=model, args=args, train_dataset=data,
+                                      loss=BinaryCrossEntropyLoss(model))
+        trainer.remove_callback(PrinterCallback)
+        t0 = time.perf_counter()
+        trainer.train()
+        seconds = time.perf_counter() - t0
+    model.model.eval()
+    result = RerankerTrainResult(n_examples=len(examples), seconds=seconds)
+    by_epoch: dict[int, list[float]] = {}
+    for row in trainer.state.log_history:
+        if "loss" in row and "step" in row:
+            result.step_loss.append(float(row["loss"]))
+            by_epoch.setdefault(max(1, -int(-float(row["epoch"]) // 1)), []).append(row["loss"])
+    result.epoch_loss = [sum(v) / len(v) for _, v in sorted(by_epoch.items())]
+    result.n_steps = len(result.step_loss)
+    return model, result
 
 
-def save_cross_encoder(tok, model, directory: Path) -> None:
+def save_cross_encoder(model, directory: Path) -> None:
+    """A Hugging Face sequence-classification folder (``CrossEncoderReranker`` and any
+    cross-encoder loader read it), with sentence-transformers' model card."""
     directory.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(str(directory), safe_serialization=True)
-    tok.save_pretrained(str(directory))
+    model.save(str(directory))
+    if not (directory / "model.safetensors").exists():
+        raise RuntimeError(f"{directory}: reranker was not saved as safetensors")
 
 
