@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -34,11 +35,13 @@ def project(tmp_path_factory):
     for name in ("stages", "src", "annotations"):
         shutil.copytree(REPO / name, proj / name,
                         ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
-    corpus = make_corpus(root / "financebench")
+    # the corpus where a user's checkout finds it by default: ../shared/financebench (no
+    # corpus.dir), so queued and --temp experiments must find it from their copies too
+    corpus = make_corpus(root / "shared" / "financebench")
     # a real statement page (positioned columns) for the tables stage and the answer agent
     append_statement_page(corpus / "pdfs" / "ACME_2022_10K.pdf")
     params = yaml.safe_load((proj / "params.yaml").read_text())
-    params["corpus"]["dir"] = str(corpus)
+    assert not params["corpus"]["dir"]  # the default location, resolved by fingap
     params["folds"]["n_folds"] = 3  # the tiny corpus has 3 documents with questions
     params["page_scorer_train"].update(epochs=2, batch_size=2, max_seq_length=64)
     params["page_scorer_hn"].update(epochs=2)
@@ -51,6 +54,7 @@ def project(tmp_path_factory):
     (proj / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
     env = dict(os.environ)
     env.pop("MLFLOW_TRACKING_URI", None)
+    env.pop("FINANCEBENCH_DIR", None)
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     env["DVC_NO_ANALYTICS"] = "1"
     for cmd in (["git", "init", "-q"], ["git", "config", "user.email", "t@example.com"],
@@ -252,6 +256,32 @@ def test_repro_again_reruns_nothing_and_deps_are_exact(project):
         _run(["dvc", "repro"], proj, env)
 
 
+def test_queued_sweep_runs_in_dvc_copies_and_shows_in_exp_show(project):
+    """`dvc exp run --queue` over two values of page_scorer.P, then `dvc queue start`: each
+    experiment runs in a copy under .dvc/tmp/exps, where the default corpus location
+    (../shared/financebench beside the repository) must still resolve."""
+    proj, env, _ = project
+    # the baseline committed, lock included: a queued copy then reruns only what P changes
+    _run(["git", "add", "-A"], proj, env)
+    _run(["git", "commit", "-qm", "baseline"], proj, env)
+    for p in (10, 5):
+        _run(["dvc", "exp", "run", "--queue", "-S", f"page_scorer.P={p}"], proj, env)
+    _run(["dvc", "queue", "start"], proj, env)
+    deadline = time.time() + 1200
+    status = ""
+    while time.time() < deadline:
+        status = _run(["dvc", "queue", "status"], proj, env)
+        if "Queued" not in status and "Running" not in status:
+            break
+        time.sleep(5)
+    assert status.count("Success") == 2 and "Failed" not in status, status
+    shown = json.loads(_run(["dvc", "exp", "show", "--json"], proj, env))
+    runs = {r["data"]["params"]["params.yaml"]["data"]["page_scorer"]["P"]:
+            r["data"]["metrics"]["reports/headline.json"]["data"]
+            for row in shown for e in (row.get("experiments") or []) for r in e["revs"]}
+    assert {10, 5} <= set(runs) and all("best.PageRec@5" in m for m in runs.values())
+
+
 def test_bad_param_fails_before_work(project):
     proj, env, _ = project
     params = yaml.safe_load((proj / "params.yaml").read_text())
@@ -299,7 +329,6 @@ def test_forced_rerun_is_byte_identical(project):
 
 def test_killed_stage_leaves_nothing_a_later_stage_could_read(project):
     import signal
-    import time
 
     proj, env, _ = project
     before = (proj / "reports/metrics.json").read_bytes()
