@@ -4,7 +4,7 @@
 - BM25 ms/query, bm25s vs rank-bm25, same chunks and the same 129 questions, plus top-5 overlap
 - dense encode texts/s: the pipeline's TextEncoder (windows + pooling, cache off) vs the bare
   ``model.encode`` on the same texts, in the same run
-- wall time of each stage of the last `dvc repro` (from data/timings/)
+- wall time of each stage of the last `dvc repro` (from reports/timings/)
 
 Run from the repository root after `dvc repro`: ``python benchmarks/bench_foundation.py``.
 """
@@ -18,8 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
-from fingap.core.io import read_json, read_jsonl, update_json_section
+from fingap.core.io import read_jsonl, update_json_section
 from fingap.core.params import load_params
+from fingap.core.timings import read_records
 from fingap.ingestion.corpus import PDF_DIR, STATUS_EVALUATED, locate_corpus, read_questions
 from fingap.ingestion.extract import extract_pdf
 from fingap.retrieval.bm25 import BM25Retriever
@@ -86,11 +87,7 @@ def bench_encode(dense_params: dict, texts: list[str]) -> dict:
 
 
 def stage_times() -> dict:
-    out = {}
-    for f in sorted(Path("data/timings").glob("*.json")):
-        t = read_json(f)
-        out[t["stage"]] = t["seconds"]
-    return out
+    return {name: r["seconds"] for name, r in read_records().items()}
 
 
 def main() -> None:

@@ -13,8 +13,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from fingap.core.io import read_json, read_jsonl, update_json_section
+from fingap.core.io import read_jsonl, update_json_section
 from fingap.core.params import load_params
+from fingap.core.timings import read_records
 from fingap.evaluation.scoring import ChunkLookup, aggregate, score_run
 from fingap.ingestion.corpus import STATUS_EVALUATED, read_questions
 from fingap.retrieval.base import query_latency
@@ -40,8 +41,7 @@ def main() -> None:
     chunks = read_jsonl("data/chunks/chunks.jsonl")
     lookup = ChunkLookup([c["chunk_id"] for c in chunks], [c["doc"] for c in chunks],
                          [c["page"] for c in chunks], [c["text"] for c in chunks])
-    timings = {read_json(f)["stage"]: read_json(f)["seconds"]
-               for f in Path("data/timings").glob("*.json")}
+    timings = {name: r["seconds"] for name, r in read_records().items()}
     result: dict = {}
     bm25_runs = {}
     for backend in ("bm25s", "rank_bm25"):
@@ -54,9 +54,9 @@ def main() -> None:
                                      "PageRec@5": round(quality["PageRec@5"], 4)}
     result["bm25_speedup_bm25s_vs_rank_bm25_p50"] = round(
         result["bm25_rank_bm25"]["p50_ms"] / result["bm25_bm25s"]["p50_ms"], 1)
-    result["bm25_build_s"] = timings.get("index_bm25")
+    result["bm25_build_s"] = timings.get("index@bm25")
     ctx = Context(params)
-    for name, stage in (("dense", "index_dense"), ("splade", "index_splade"),
+    for name, stage in (("dense", "index@dense"), ("splade", "index@splade"),
                         ("parent_child", "index_children")):
         try:
             r = ctx.retriever(name)

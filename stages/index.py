@@ -11,7 +11,7 @@ EMBEDDING_CACHE = Path("data/cache/embeddings.sqlite")
 
 
 def main(method: str) -> None:
-    with stage(f"index_{method}") as params:
+    with stage(f"index@{method}") as params:
         run_index(method, section(params, method), Path("data/chunks/chunks.jsonl"),
                   Path(f"data/indexes/{method}"), EMBEDDING_CACHE)
 

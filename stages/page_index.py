@@ -10,7 +10,7 @@ from fingap.steps.stagekit import stage
 
 
 def main(variant: str) -> None:
-    with stage(f"page_index_{variant}") as params:
+    with stage(f"page_index@{variant}") as params:
         v = page_variant(variant)
         run_page_index(v.mode, section(params, "page_scorer_train"),
                        Path("data/pages/pages.jsonl"), v.models, Path("data/folds.json"), v.index)

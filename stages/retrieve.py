@@ -12,7 +12,7 @@ EMBEDDING_CACHE = Path("data/cache/embeddings.sqlite")
 
 
 def main(method: str) -> None:
-    with stage(f"retrieve_{method}") as params:
+    with stage(f"retrieve@{method}") as params:
         run_retrieve(method, section(params, "retrieve"), section(params, method),
                      Path("data/corpus"), Path("data/chunks/chunks.jsonl"),
                      Path(f"data/indexes/{method}"), Path(f"data/runs/{method}"), EMBEDDING_CACHE)

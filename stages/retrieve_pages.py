@@ -13,7 +13,7 @@ from fingap.steps.stagekit import stage
 
 
 def main(method: str, variant: str, p_override: str = "") -> None:
-    with stage(f"retrieve_pages_{method}") as params:
+    with stage(f"retrieve_pages@{method}") as params:
         v = page_variant(variant)
         ps = section(params, "page_scorer")
         P = int(p_override) if p_override else ps.get("P")

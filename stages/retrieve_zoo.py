@@ -8,7 +8,7 @@ from fingap.steps.zoo import run_method
 
 
 def main(method: str) -> None:
-    with stage(f"retrieve_{method}") as params:
+    with stage(f"retrieve_zoo@{method}") as params:
         run_method(method, params, Path(f"data/runs/{method}"))
 
 

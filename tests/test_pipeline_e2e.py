@@ -221,10 +221,26 @@ def _set_params(proj: Path, **changes: dict) -> None:
     (proj / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
 
 
+def test_every_stage_records_its_wall_time(project):
+    from fingap.core.timings import dvc_stage_names
+
+    proj, _, _ = project
+    summary = json.loads((proj / "reports/timings.json").read_text())
+    stages = set(dvc_stage_names(yaml.safe_load((proj / "dvc.yaml").read_text()))) - {"timings"}
+    assert set(summary["stages"]) == stages and summary["never_run"] == []
+    assert not any(v["cached"] for v in summary["stages"].values())  # all ran in this repro
+    assert summary["full_run_seconds"] == pytest.approx(
+        sum(v["seconds"] for v in summary["stages"].values()), abs=0.01)
+
+
 def test_repro_again_reruns_nothing_and_deps_are_exact(project):
     proj, env, _ = project
     log = _run(["dvc", "repro"], proj, env)
-    assert _reran(log) == {"corpus"}  # only the corpus re-validation; same manifest
+    # only the corpus re-validation (same manifest) and the timings summary of its new time
+    assert _reran(log) == {"corpus", "timings"}
+    summary = json.loads((proj / "reports/timings.json").read_text())
+    assert summary["stages"]["corpus"]["cached"] is False
+    assert summary["stages"]["chunk"]["cached"] is True
     assert _changed_stages(_run(["dvc", "status"], proj, env)) <= {"corpus"}
     try:
         # chunk.size reruns chunking and what follows, never extraction or training

@@ -151,6 +151,23 @@ def track() -> None:
 
 
 @app.command()
+def timings(
+    summary: str = typer.Option("reports/timings.json", "--summary",
+                                help="the summary the timings stage writes"),
+) -> None:
+    """Print every stage's last wall time, slowest first, and the full-run total."""
+    from .core.io import read_json
+    from .core.timings import render
+
+    path = Path(summary)
+    if not path.exists():
+        typer.echo(f"error: {path} not found; run `dvc repro timings` (or `dvc repro`) first",
+                   err=True)
+        raise typer.Exit(2)
+    typer.echo(render(read_json(path)), nl=False)
+
+
+@app.command()
 def search(
     question: str = typer.Argument(..., help="the question to search for"),
     doc: str = typer.Option(None, "--doc", help="restrict to one document (e.g. 3M_2018_10K)"),

@@ -4,18 +4,19 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..core.io import JsonlError, write_json
+from ..core.io import JsonlError
 from ..core.models import ModelNotFound
 from ..core.params import ParamError, load_params
+from ..core.timings import write_stage_timing
 from ..generation.llm_base import LLMUnavailableError
 from ..ingestion.corpus import CorpusError
 
-TIMINGS_DIR = Path("data/timings")
 USER_ERRORS = (ParamError, CorpusError, JsonlError, ModelNotFound, FileNotFoundError,
                LLMUnavailableError)
 
@@ -26,8 +27,11 @@ def setup_logging() -> None:
 
 
 @contextlib.contextmanager
-def stage(name: str) -> Iterator[dict]:
-    """Run a stage body: yields params.yaml; bad input exits 2 with one clear line."""
+def stage(name: str, record_time: bool = True) -> Iterator[dict]:
+    """Run a stage body: yields params.yaml; bad input exits 2 with one clear line.
+
+    On success the wall time goes to reports/timings/STAGE.json, STAGE being DVC's address of
+    the running stage (``$DVC_STAGE``), else ``name`` (a run by hand)."""
     setup_logging()
     t0 = time.perf_counter()
     try:
@@ -36,9 +40,8 @@ def stage(name: str) -> Iterator[dict]:
         print(f"fingap {name}: error: {e}", file=sys.stderr)
         sys.exit(2)
     seconds = time.perf_counter() - t0
-    # wall times are for benchmarks/stage_times.py; kept out of DVC outputs (they vary per run)
-    write_json(TIMINGS_DIR / f"{name}.json", {"stage": name, "seconds": round(seconds, 2),
-                                               "finished": time.time()})
+    if record_time:
+        write_stage_timing(os.environ.get("DVC_STAGE") or name, seconds)
     logging.getLogger("fingap").info("stage %s done in %.1fs", name, seconds)
 
 
