@@ -4,13 +4,13 @@ import sys
 import threading
 import time
 import types
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from fingap.generation import llm_transformers as llm_mod
 from fingap.generation.llm import make_llm
-from fingap.generation.llm_base import LLM, LLMError, LLMUnavailableError
+from fingap.generation.llm_base import LLM, LLMError, LLMUnavailableError, Request
 from fingap.generation.llm_cache import CachedLLM
 from fingap.generation.llm_llamacpp import LlamaCppLLM
 from fingap.generation.llm_openai import OpenAICompatibleLLM
@@ -74,48 +74,85 @@ def test_cache_does_not_store_failures(tmp_path):
 
 
 class _Handler(BaseHTTPRequestHandler):
+    """A fake OpenAI-compatible server. The model name picks a failure (broken: HTTP 500,
+    empty: no choices); a user message starting with ``flaky`` is refused with 429 and then 503
+    before it is answered, ``reset`` loses its connection once, ``slow`` takes 0.2 s."""
+
     requests: list[dict] = []
+    seen: dict[str, int] = {}
+    in_flight = 0
+    max_in_flight = 0
+    lock = threading.Lock()
 
     def log_message(self, *args):  # keep pytest output clean
         pass
 
-    def _send(self, code: int, payload: object) -> None:
+    def _send(self, code: int, payload: object, headers: dict | None = None) -> None:
         body = json.dumps(payload).encode()
         self.send_response(code)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
         self.end_headers()
         self.wfile.write(body)
 
     def do_GET(self):
         if self.path == "/v1/models":
-            self._send(200, {"data": [{"id": "canned"}]})
+            self._send(200, {"object": "list", "data": [{"id": "canned", "object": "model",
+                                                         "created": 0, "owned_by": "test"}]})
         else:
             self._send(404, {"error": "not found"})
 
     def do_POST(self):
+        cls = type(self)
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        type(self).requests.append(
-            {"path": self.path, "body": body, "auth": self.headers.get("Authorization")})
-        if body["model"] == "broken":
-            self._send(500, {"error": "model crashed"})
-        elif body["model"] == "empty":
-            self._send(200, {"choices": []})
-        else:
-            reply = f"  canned answer to {body['messages'][-1]['content']}  "
-            self._send(200, {"choices": [{"message": {"role": "assistant", "content": reply}}]})
+        content = body["messages"][-1]["content"]
+        with cls.lock:
+            cls.requests.append(
+                {"path": self.path, "body": body, "auth": self.headers.get("Authorization")})
+            cls.seen[content] = attempt = cls.seen.get(content, 0) + 1
+            cls.in_flight += 1
+            cls.max_in_flight = max(cls.max_in_flight, cls.in_flight)
+        try:
+            if content.startswith("slow"):
+                time.sleep(0.2)
+            if body["model"] == "broken":
+                self._send(500, {"error": "model crashed"})
+            elif body["model"] == "empty":
+                self._send(200, {"choices": []})
+            elif content.startswith("flaky") and attempt <= 2:
+                code = 429 if attempt == 1 else 503
+                self._send(code, {"error": "busy"}, {"retry-after-ms": "10"})
+            elif content.startswith("reset") and attempt == 1:
+                self.close_connection = True  # no answer at all: the client sees a dropped line
+            else:
+                reply = f"  canned answer to {content}  "
+                self._send(200, {"id": "x", "object": "chat.completion", "created": 0,
+                                 "model": body["model"],
+                                 "choices": [{"index": 0, "finish_reason": "stop",
+                                              "message": {"role": "assistant",
+                                                          "content": reply}}]})
+        finally:
+            with cls.lock:
+                cls.in_flight -= 1
 
 
 @pytest.fixture
 def server():
-    _Handler.requests = []
-    httpd = HTTPServer(("127.0.0.1", 0), _Handler)
+    _Handler.requests, _Handler.seen = [], {}
+    _Handler.in_flight = _Handler.max_in_flight = 0
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
     thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05},
                               daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}/v1"
     httpd.shutdown()
     httpd.server_close()
+
+
+def _user(text: str) -> list[dict]:
+    return [{"role": "user", "content": text}]
 
 
 def test_openai_request_body_and_parsing(server):
@@ -131,16 +168,45 @@ def test_openai_request_body_and_parsing(server):
 
 def test_openai_http_errors_are_llm_errors(server):
     with pytest.raises(LLMError, match="HTTP 500: .*model crashed"):
-        OpenAICompatibleLLM(server, "broken", timeout=5).generate(MESSAGES, 8, 0.0, 0)
+        OpenAICompatibleLLM(server, "broken", timeout=5, max_retries=0).generate(
+            MESSAGES, 8, 0.0, 0)
     with pytest.raises(LLMError, match="no choices"):
         OpenAICompatibleLLM(server, "empty", timeout=5).generate(MESSAGES, 8, 0.0, 0)
     # A server without /models is still reachable: check() passes.
     OpenAICompatibleLLM(server.removesuffix("/v1") + "/nomodels", "canned", timeout=5).check()
-    assert _Handler.requests[0]["auth"] is None  # no key, no header
+    # no key configured: a placeholder bearer, which keyless local servers ignore
+    assert _Handler.requests[0]["auth"] == "Bearer EMPTY"
+
+
+def test_openai_retries_429_5xx_and_dropped_connections_then_answers(server):
+    llm = OpenAICompatibleLLM(server, "canned", timeout=5, max_retries=3)
+    assert llm.generate(_user("flaky one"), 8, 0.0, 0) == "canned answer to flaky one"
+    assert _Handler.seen["flaky one"] == 3  # 429, 503, then the answer
+    assert llm.generate(_user("reset one"), 8, 0.0, 0) == "canned answer to reset one"
+    assert _Handler.seen["reset one"] == 2
+    # retries are bounded: one retry is not enough for two refusals
+    few = OpenAICompatibleLLM(server, "canned", timeout=5, max_retries=1)
+    with pytest.raises(LLMError, match="HTTP 503"):
+        few.generate(_user("flaky two"), 8, 0.0, 0)
+    assert _Handler.seen["flaky two"] == 2
+
+
+@pytest.mark.parametrize("concurrency", [1, 4])
+def test_openai_requests_go_out_concurrently_in_order_and_fail_alone(server, concurrency):
+    llm = OpenAICompatibleLLM(server, "canned", timeout=5, max_retries=0,
+                              concurrency=concurrency)
+    texts = [f"slow {i}" for i in range(8)]
+    requests = [Request(_user(t), 8) for t in texts]
+    requests[3] = Request(_user("flaky (no retries left)"), 8)
+    results = llm.generate_many(requests)
+    assert [r.text for i, r in enumerate(results) if i != 3] == [
+        f"canned answer to {t}" for i, t in enumerate(texts) if i != 3]
+    assert results[3].text == "" and "429" in results[3].error
+    assert _Handler.max_in_flight == concurrency
 
 
 def test_openai_unreachable_gives_one_clear_error():
-    llm = OpenAICompatibleLLM("http://127.0.0.1:9/v1", "any", timeout=5)
+    llm = OpenAICompatibleLLM("http://127.0.0.1:9/v1", "any", timeout=5, max_retries=0)
     with pytest.raises(LLMUnavailableError) as info:
         llm.check()
     message = str(info.value)
@@ -186,7 +252,8 @@ def test_make_llm_openai_and_api_key_env(monkeypatch):
     llm = make_llm({"backend": "openai", "model": "m", "base_url": "http://h/v1",
                     "api_key_env": "FINGAP_TEST_KEY"})
     assert isinstance(llm, OpenAICompatibleLLM)
-    assert (llm.base_url, llm.model, llm.api_key) == ("http://h/v1", "m", "sk-env")
+    assert (llm.base_url, llm.model, llm.client.api_key) == ("http://h/v1", "m", "sk-env")
+    assert (llm.concurrency, llm.client.max_retries) == (4, 4)  # the defaults
     monkeypatch.delenv("FINGAP_TEST_KEY")
     with pytest.raises(LLMUnavailableError, match="FINGAP_TEST_KEY"):
         make_llm({"backend": "openai", "model": "m", "base_url": "http://h/v1",
@@ -342,6 +409,8 @@ def test_open_llm_validates_params(tmp_path):
     for bad, word in [({"backend": "vllm", "model": "m"}, "llm.backend"),
                       ({"model": "m", "precision": "fp16"}, "llm.precision"),
                       ({"model": "m", "batch_size": 0}, "llm.batch_size"),
+                      ({"model": "m", "concurrency": 0}, "llm.concurrency"),
+                      ({"model": "m", "max_retries": -1}, "llm.max_retries"),
                       ({"backend": "openai", "model": "m"}, "base_url")]:
         with pytest.raises(ParamError, match=word):
             open_llm(bad, tmp_path / "c.sqlite")

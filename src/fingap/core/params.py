@@ -118,6 +118,7 @@ NUMERIC_DOMAINS: dict[str, Domain] = {
     "page_scorer_hn.seed": _SEED,
     "page_scorer.P": _COUNT, "retrieve.k": _COUNT,
     "llm.batch_size": _COUNT, "llm.batch_tokens": _COUNT, "llm.timeout": _POSITIVE,
+    "llm.concurrency": _COUNT, "llm.max_retries": Domain(int, 0),
     "hyde.temperature": Domain(float, 0), "hyde.max_new_tokens": _COUNT, "hyde.seed": _SEED,
     "hyde.n_subqueries": _COUNT,
     "generate.k": _COUNT, "generate.max_new_tokens": _COUNT,

@@ -49,8 +49,9 @@ def make_llm(params: dict) -> LLM:
                     f"environment variable {params['api_key_env']} (llm.api_key_env) is not set"
                 )
         return OpenAICompatibleLLM(
-            base_url, model, api_key=api_key, timeout=float(params.get("timeout", 120.0))
-        )
+            base_url, model, api_key=api_key, timeout=float(params.get("timeout", 120.0)),
+            concurrency=int(params.get("concurrency", 4)),
+            max_retries=int(params.get("max_retries", 4)))
     gguf_file = params.get("gguf_file")
     model_id = None
     if model in REGISTRY:
@@ -88,10 +89,11 @@ def open_llm(params: dict, cache_path: str | Path) -> CachedLLM:
         raise ParamError(f"llm.backend must be transformers, llama_cpp or openai; got {backend!r}")
     if params.get("precision", "fp32") not in ("fp32", "bf16"):
         raise ParamError(f"llm.precision must be fp32 or bf16; got {params.get('precision')!r}")
-    for key, default in (("batch_size", 8), ("batch_tokens", 8192)):
+    for key, default, low in (("batch_size", 8, 1), ("batch_tokens", 8192, 1),
+                              ("concurrency", 4, 1), ("max_retries", 4, 0)):
         value = params.get(key, default)
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise ParamError(f"llm.{key} must be a positive integer; got {value!r}")
+        if not isinstance(value, int) or isinstance(value, bool) or value < low:
+            raise ParamError(f"llm.{key} must be an integer >= {low}; got {value!r}")
     try:
         llm = make_llm(params)
     except ValueError as exc:
