@@ -29,6 +29,7 @@ from pathlib import Path
 from ..core.params import ParamError
 from ..ingestion.corpus import Question
 from ..retrieval.page_ranking import load_bi_encoder, page_text
+from .trainer_logs import loss_curves
 
 log = logging.getLogger("fingap.training.page_scorer")
 
@@ -318,12 +319,8 @@ def _result(history: list[dict], n_pairs: int, seconds: float, timing: dict,
             validation: Validation | None) -> TrainResult:
     """The trainer's log history as fingap's training record."""
     res = TrainResult(n_pairs=n_pairs, seconds=seconds, val_seconds=timing.get("val", 0.0))
-    by_epoch: dict[int, list[float]] = {}
+    res.step_loss, res.epoch_loss = loss_curves(history)
     for row in history:
-        if "loss" in row and "step" in row:
-            res.step_loss.append(float(row["loss"]))
-            # a step logged at epoch e.xx belongs to epoch ceil(e.xx)
-            by_epoch.setdefault(max(1, -int(-float(row["epoch"]) // 1)), []).append(row["loss"])
         if validation is not None and f"eval_{VAL_METRICS['MRR@20']}" in row:
             epoch = round(float(row["epoch"]))
             res.val_curve.append({"epoch": epoch,
@@ -332,7 +329,6 @@ def _result(history: list[dict], n_pairs: int, seconds: float, timing: dict,
                                   "n": len(validation.queries),
                                   "train_seconds": round(timing["train_at_epoch"].get(epoch, 0.0),
                                                          1)})
-    res.epoch_loss = [sum(v) / len(v) for _, v in sorted(by_epoch.items())]
     res.n_steps = len(res.step_loss)
     if res.val_curve:
         best = max(res.val_curve, key=lambda r: (r[validation.metric], -r["epoch"]))

@@ -20,6 +20,7 @@ from ..core.params import ParamError
 from ..core.text_tokens import tokenize
 from ..ingestion.corpus import Question
 from ..retrieval.page_ranking import page_text
+from .trainer_logs import loss_curves
 
 log = logging.getLogger("fingap.training.reranker")
 
@@ -132,12 +133,7 @@ def train_cross_encoder(examples: Sequence[tuple[str, str, float]], cfg: Reranke
         seconds = time.perf_counter() - t0
     model.model.eval()
     result = RerankerTrainResult(n_examples=len(examples), seconds=seconds)
-    by_epoch: dict[int, list[float]] = {}
-    for row in trainer.state.log_history:
-        if "loss" in row and "step" in row:
-            result.step_loss.append(float(row["loss"]))
-            by_epoch.setdefault(max(1, -int(-float(row["epoch"]) // 1)), []).append(row["loss"])
-    result.epoch_loss = [sum(v) / len(v) for _, v in sorted(by_epoch.items())]
+    result.step_loss, result.epoch_loss = loss_curves(trainer.state.log_history)
     result.n_steps = len(result.step_loss)
     return model, result
 
