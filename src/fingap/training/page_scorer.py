@@ -29,7 +29,7 @@ from pathlib import Path
 from ..core.params import ParamError
 from ..ingestion.corpus import Question
 from ..retrieval.page_ranking import load_bi_encoder, page_text
-from .trainer_logs import loss_curves
+from .trainer_common import common_arguments, loss_curves
 
 log = logging.getLogger("fingap.training.page_scorer")
 
@@ -288,13 +288,8 @@ def train_bi_encoder(pairs: Sequence[Pair], cfg: TrainConfig, seed: int,
     callbacks = [_epoch_callback(draw, eval_epochs, timing)]
     with tempfile.TemporaryDirectory(prefix="fingap-train-") as out:
         args = SentenceTransformerTrainingArguments(
-            output_dir=out, num_train_epochs=cfg.epochs, max_steps=max_steps or -1,
-            per_device_train_batch_size=cfg.batch_size, learning_rate=cfg.lr,
-            warmup_steps=cfg.warmup_ratio, weight_decay=cfg.weight_decay,
-            lr_scheduler_type="linear", max_grad_norm=1.0, bf16=cfg.precision == "bf16",
-            use_cpu=True, seed=seed, data_seed=seed, batch_sampler=BatchSamplers.NO_DUPLICATES,
-            logging_steps=1, report_to=list(report_to) or "none", run_name=run_name,
-            disable_tqdm=True, dataloader_drop_last=False,
+            **common_arguments(cfg, seed, max_steps, report_to, run_name, out),
+            batch_sampler=BatchSamplers.NO_DUPLICATES, dataloader_drop_last=False,
             eval_strategy="epoch" if validation else "no",
             save_strategy="epoch" if validation else "no", save_only_model=True,
             save_total_limit=2 if validation else None,

@@ -20,7 +20,7 @@ from ..core.params import ParamError
 from ..core.text_tokens import tokenize
 from ..ingestion.corpus import Question
 from ..retrieval.page_ranking import page_text
-from .trainer_logs import loss_curves
+from .trainer_common import common_arguments, loss_curves
 
 log = logging.getLogger("fingap.training.reranker")
 
@@ -119,12 +119,8 @@ def train_cross_encoder(examples: Sequence[tuple[str, str, float]], cfg: Reranke
                               "label": [float(e[2]) for e in examples]})
     with tempfile.TemporaryDirectory(prefix="fingap-rerank-") as out:
         args = CrossEncoderTrainingArguments(
-            output_dir=out, num_train_epochs=cfg.epochs, max_steps=max_steps or -1,
-            per_device_train_batch_size=cfg.batch_size, learning_rate=cfg.lr,
-            warmup_steps=cfg.warmup_ratio, weight_decay=cfg.weight_decay,
-            lr_scheduler_type="linear", max_grad_norm=1.0, bf16=cfg.precision == "bf16",
-            use_cpu=True, seed=seed, data_seed=seed, logging_steps=1, save_strategy="no",
-            report_to=list(report_to) or "none", run_name=run_name, disable_tqdm=True)
+            **common_arguments(cfg, seed, max_steps, report_to, run_name, out),
+            save_strategy="no")
         trainer = CrossEncoderTrainer(model=model, args=args, train_dataset=data,
                                       loss=BinaryCrossEntropyLoss(model))
         trainer.remove_callback(PrinterCallback)
