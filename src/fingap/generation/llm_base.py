@@ -44,14 +44,14 @@ class LLM(ABC):
     def generate_many(self, requests: list[Request]) -> list[Result]:
         """Replies in request order; a failed request becomes a Result with ``error`` set, so
         one bad question never costs the others. Backends that can batch override this."""
-        out = []
-        for r in requests:
-            try:
-                out.append(Result(self.generate(r.messages, r.max_new_tokens, r.temperature,
-                                                 r.seed)))
-            except Exception as exc:  # charged to this request only
-                out.append(Result("", f"{type(exc).__name__}: {exc}"))
-        return out
+        return [self.generate_one(r) for r in requests]
+
+    def generate_one(self, r: Request) -> Result:
+        """One request's reply, or its error as a Result."""
+        try:
+            return Result(self.generate(r.messages, r.max_new_tokens, r.temperature, r.seed))
+        except Exception as exc:  # charged to this request only
+            return Result("", f"{type(exc).__name__}: {exc}")
 
     @abstractmethod
     def generate(

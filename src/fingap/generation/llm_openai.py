@@ -90,17 +90,10 @@ class OpenAICompatibleLLM(LLM):
     def generate_many(self, requests: list[Request]) -> list[Result]:
         """Replies in request order, at most ``concurrency`` requests in flight; a failed
         request becomes a Result with ``error`` set and costs no other."""
-        def one(r: Request) -> Result:
-            try:
-                return Result(self.generate(r.messages, r.max_new_tokens, r.temperature,
-                                            r.seed))
-            except Exception as exc:  # charged to this request only
-                return Result("", f"{type(exc).__name__}: {exc}")
-
         if len(requests) <= 1 or self.concurrency == 1:
-            return [one(r) for r in requests]
+            return [self.generate_one(r) for r in requests]
         with ThreadPoolExecutor(max_workers=min(self.concurrency, len(requests))) as pool:
-            return list(pool.map(one, requests))
+            return list(pool.map(self.generate_one, requests))
 
 
 def _reason(exc: Exception) -> str:
