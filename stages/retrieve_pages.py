@@ -21,7 +21,8 @@ def main(method: str, variant: str, p_override: str = "") -> None:
                           section(params, "retrieve"), section(params, "dense"),
                           Path("data/corpus"), Path("data/chunks/chunks.jsonl"),
                           Path("data/folds.json"), v.models, v.index, Path("data/indexes/dense"),
-                          Path(f"data/runs/{method}"), Path(f"reports/page_ranking/{method}.json"))
+                          Path(f"data/runs/{method}"), Path(f"reports/page_ranking/{method}.json"),
+                          Path("data/cache/embeddings.sqlite"))
 
 
 if __name__ == "__main__":

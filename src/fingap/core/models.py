@@ -80,13 +80,22 @@ def model_fingerprint(name: str) -> str:
     path = Path(resolved)
     if not path.exists():
         return f"hub:{resolved}"
-    # content hash of config and weights: a fine-tuned model must never share cache keys with
-    # its base model (same sizes, different weights)
-    h = hashlib.sha1()
-    for f in sorted(path.rglob("*")):
-        if f.is_file() and f.suffix in {".json", ".safetensors", ".bin", ".txt"}:
+    files = sorted(f for f in path.rglob("*")
+                   if f.is_file() and f.suffix in {".json", ".safetensors", ".bin", ".txt"})
+    # the content hash is remembered per (file, size, mtime), so a stage that asks for it once
+    # per condition reads the weights once; rewritten weights change the stat and are rehashed
+    stat = tuple((str(f), f.stat().st_size, f.stat().st_mtime_ns) for f in files)
+    if stat not in _FINGERPRINTS:
+        # content hash of config and weights: a fine-tuned model must never share cache keys
+        # with its base model (same sizes, different weights)
+        h = hashlib.sha1()
+        for f in files:
             h.update(str(f.relative_to(path)).encode())
             with open(f, "rb") as fh:
                 while block := fh.read(1 << 22):
                     h.update(block)
-    return json.dumps({"name": path.name, "sha1": h.hexdigest()[:16]})
+        _FINGERPRINTS[stat] = json.dumps({"name": path.name, "sha1": h.hexdigest()[:16]})
+    return _FINGERPRINTS[stat]
+
+
+_FINGERPRINTS: dict[tuple, str] = {}

@@ -11,6 +11,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..core.caches import seed_from_dvc_root
 from .llm_base import LLM, Request, Result
 
 log = logging.getLogger("fingap.generation.llm")
@@ -39,6 +40,7 @@ class CachedLLM(LLM):
         self.stats = CacheStats()
         self._checked = False
         path = Path(cache_path)
+        seed_from_dvc_root(path)  # a queued experiment starts from the workspace's replies
         path.parent.mkdir(parents=True, exist_ok=True)
         self._conn = sqlite3.connect(str(path))
         with self._conn:

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..core.caches import seed_from_dvc_root
 from ..core.models import ensure_offline, model_fingerprint, resolve_model
 from ..core.params import ParamError
 from ..core.precision import autocast
@@ -34,6 +35,7 @@ PRECISIONS = ("fp32", "bf16")
 
 class EmbeddingCache:
     def __init__(self, path: str | Path):
+        seed_from_dvc_root(path)  # a queued experiment starts from the workspace's vectors
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         self.conn = sqlite3.connect(str(path))
         self.conn.execute("CREATE TABLE IF NOT EXISTS emb (key TEXT PRIMARY KEY, vec BLOB)")
@@ -80,20 +82,17 @@ class TextEncoder:
 
         self.model_name = model
         self.flag = None
+        self._model = None
         if is_bge(model):
-            self.model = None
             self.max_seq_length = max_seq_length or 512
             self.flag = FlagDenseEncoder(model, max_length=self.max_seq_length,
                                          batch_size=batch_size)
-            self.tokenizer = self.flag.tokenizer
+        elif max_seq_length:
+            # the model is loaded on the first text the cache does not hold: a stage whose
+            # queries were all encoded before never imports sentence-transformers
+            self.max_seq_length = max_seq_length
         else:
-            from sentence_transformers import SentenceTransformer
-
-            self.model = SentenceTransformer(resolve_model(model), device="cpu")
-            if max_seq_length:
-                self.model.max_seq_length = max_seq_length
-            self.max_seq_length = self.model.max_seq_length
-            self.tokenizer = self.model.tokenizer
+            self.max_seq_length = self.model.max_seq_length  # the model's own setting
         self.long_text = long_text
         self.precision = precision
         self.batch_size = batch_size
@@ -103,6 +102,21 @@ class TextEncoder:
         if self.flag is not None:
             self._settings += "|flagembedding"
         self.stats = {"encoded": 0, "cached": 0, "windows": 0}
+
+    @property
+    def model(self):
+        """The sentence-transformers model, loaded on first use (None for a BGE model)."""
+        if self._model is None and self.flag is None:
+            from sentence_transformers import SentenceTransformer
+
+            self._model = SentenceTransformer(resolve_model(self.model_name), device="cpu")
+            if getattr(self, "max_seq_length", None):
+                self._model.max_seq_length = self.max_seq_length
+        return self._model
+
+    @property
+    def tokenizer(self):
+        return self.flag.tokenizer if self.flag is not None else self.model.tokenizer
 
     @property
     def dim(self) -> int:

@@ -5,6 +5,7 @@ Page keys are (doc, page) pairs; pages are 0-based as everywhere in fingap.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -12,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from ..core.io import read_json
-from ..core.models import ensure_offline, resolve_model
+from ..core.models import ensure_offline, model_fingerprint, resolve_model
 from ..core.precision import autocast
 from ..core.runs import top_k_indices
 from ..ingestion.corpus import Question
@@ -107,12 +108,41 @@ class PageRows:
                         dtype=np.int64)
 
 
+def encode_queries(model_path: str, texts: Sequence[str], max_seq_length: int, precision: str,
+                   cache_path: Path | None = None) -> np.ndarray:
+    """Page-scorer query embeddings, from the embedding cache when it holds every text.
+
+    All or nothing: on any miss the whole list is encoded in one call, as without a cache, so a
+    cached vector always comes from the same batch as a fresh one would (bf16 results depend on
+    the batch's padding) and a stage whose queries are cached never loads the model."""
+    cache = key = None
+    if cache_path is not None:
+        from .embedding import EmbeddingCache
+
+        cache = EmbeddingCache(cache_path)
+        settings = f"{model_fingerprint(model_path)}|{max_seq_length}|truncate|{precision}|"
+        batch = hashlib.sha1("\x00".join(texts).encode()).hexdigest()
+        key = [hashlib.sha1(f"{settings}{batch}|{i}\x00{t}".encode()).hexdigest()
+               for i, t in enumerate(texts)]
+        found = cache.get_many(key)
+        if len(found) == len(key):
+            cache.close()
+            return np.stack([found[k] for k in key]) if key else np.zeros((0, 0), np.float32)
+    model = load_bi_encoder(model_path, max_seq_length)
+    vecs = encode_pages(model, texts, precision, show_progress=False)
+    if cache is not None:
+        cache.put_many(dict(zip(key, vecs, strict=True)))
+        cache.close()
+    return vecs
+
+
 def rank_pages(index_dir: Path, questions: Sequence[Question], model_of: Mapping[str, str],
                model_paths: Mapping[str, str], max_seq_length: int, precision: str, cond: str,
-               top: int) -> dict:
+               top: int, cache_path: Path | None = None) -> dict:
     """Ranked pages per question. ``model_of[qid]`` names the model that scores it and its page
     matrix ``index_dir/<name>.npy`` (``base``, or ``fold_N``: the model of the fold that held
-    the question's document out); ``model_paths[name]`` is where that model lives."""
+    the question's document out); ``model_paths[name]`` is where that model lives. With
+    ``cache_path`` the query embeddings go through the embedding cache (``encode_queries``)."""
     keys = [tuple(k) for k in read_json(index_dir / "keys.json")]
     rows = PageRows(keys)
     groups: dict[str, list[Question]] = {}
@@ -120,9 +150,9 @@ def rank_pages(index_dir: Path, questions: Sequence[Question], model_of: Mapping
         groups.setdefault(model_of[q.id], []).append(q)
     out = {}
     for name, qs in sorted(groups.items()):
-        model = load_bi_encoder(model_paths[name], max_seq_length)
         index = PageIndex(keys, np.load(index_dir / f"{name}.npy"))
-        qv = encode_pages(model, [q.question for q in qs], precision, show_progress=False)
+        qv = encode_queries(model_paths[name], [q.question for q in qs], max_seq_length,
+                            precision, cache_path)
         for q, v in zip(qs, qv, strict=True):
             out[q.id] = index.rank(v, top, rows.allowed(cond, q))
     return out

@@ -104,8 +104,10 @@ def run_page_index(variant: str, train_params: dict, pages_path: Path, models_di
 def run_page_retrieve(method: str, variant: str, P: int, params: dict, train_params: dict,
                       retrieve_params: dict, dense_params: dict, corpus_out: Path,
                       chunks_path: Path, folds_path: Path, models_dir: Path, index_dir: Path,
-                      dense_index: Path, out_dir: Path, report_path: Path) -> dict:
-    """Algorithm 1 runs of one method (a page index variant and a P) under every condition."""
+                      dense_index: Path, out_dir: Path, report_path: Path,
+                      cache_path: Path | None = None) -> dict:
+    """Algorithm 1 runs of one method (a page index variant and a P) under every condition;
+    query embeddings go through the embedding cache at ``cache_path``."""
     from ..retrieval.conditions import allowed_rows
     from ..retrieval.loading import load_retriever
     from .retrieve import validate_retrieve
@@ -120,7 +122,7 @@ def run_page_retrieve(method: str, variant: str, P: int, params: dict, train_par
     check_folds(folds, all_questions)
     chunks = read_jsonl(chunks_path)
     chunk_keys = [(c["doc"], c["page"]) for c in chunks]
-    retriever = load_retriever(chunk_method, dense_params, dense_index)
+    retriever = load_retriever(chunk_method, dense_params, dense_index, cache_path)
     if retriever.ids != [c["chunk_id"] for c in chunks]:
         raise RuntimeError(f"{dense_index} does not match {chunks_path}; rerun its index stage")
     queries = {q.id: q.question for q in questions}
@@ -131,7 +133,7 @@ def run_page_retrieve(method: str, variant: str, P: int, params: dict, train_par
     model_of, model_paths = fold_models(variant, fold_of, questions, cfg.model, models_dir)
     for cond in conditions:
         ranked = rank_pages(index_dir, questions, model_of, model_paths, cfg.max_seq_length,
-                            cfg.precision, cond, max(P, 20))
+                            cfg.precision, cond, max(P, 20), cache_path)
         allowed = allowed_rows(cond, questions, [d for d, _ in chunk_keys],
                                [p for _, p in chunk_keys])
         run = page_then_chunk(ranked, P, retriever, queries, k, chunk_keys, allowed)

@@ -135,7 +135,7 @@ class Context:
                                           self.paths["page_models" + suffix])
             self._cache[key] = rank_pages(self.paths["page_index" + suffix], self.questions,
                                           model_of, paths, cfg.max_seq_length, cfg.precision,
-                                          cond, top)
+                                          cond, top, self.paths["cache"])
         return self._cache[key]
 
     def method_pages(self, method: str, cond: str) -> dict:

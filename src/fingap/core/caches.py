@@ -1,0 +1,40 @@
+"""Side caches (LLM replies, embeddings) in DVC's experiment copies.
+
+A queued or ``--temp`` experiment runs in a copy of the repository under ``.dvc/tmp/exps/``,
+which holds the tracked outputs but none of the workspace's untracked cache files. Every entry
+of these caches is keyed on everything that decides its value (model weights, settings, text),
+so the workspace's copy is a safe start: without it each queued run would regenerate every LLM
+reply and re-encode every query.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sqlite3
+from pathlib import Path
+
+log = logging.getLogger("fingap")
+
+
+def seed_from_dvc_root(path: str | Path) -> bool:
+    """Copy ``$DVC_ROOT/<path>`` to ``path`` when ``path`` is missing and the stage runs in a
+    copy of the repository (DVC sets ``DVC_ROOT`` to the real repository's root); True if
+    copied. ``path`` is relative to the working directory, DVC's stage directory."""
+    path = Path(path)
+    root = os.environ.get("DVC_ROOT")
+    if path.exists() or path.is_absolute() or not root:
+        return False
+    source = Path(root) / path
+    if Path(root).resolve() == Path.cwd().resolve() or not source.is_file():
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".seeding")
+    # sqlite's backup API: a consistent copy even if the workspace writes to it meanwhile
+    with sqlite3.connect(str(source)) as src, sqlite3.connect(str(tmp)) as dst:
+        src.backup(dst)
+    src.close()
+    dst.close()
+    os.replace(tmp, path)
+    log.info("seeded %s from the workspace (%s)", path, source)
+    return True
