@@ -21,7 +21,6 @@ import socket
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -29,7 +28,11 @@ from pathlib import Path
 from fingap.core.io import update_json_section
 from fingap.generation.llm_base import Request
 from fingap.generation.llm_openai import OpenAICompatibleLLM
-from fingap.generation.llm_transformers import bundled_model_path
+from fingap.generation.llm_transformers import (
+    TransformersLLM,
+    bundled_model_path,
+    dequantized_dir,
+)
 from fingap.ingestion.corpus import QUESTIONS_FILE, locate_corpus
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,22 +40,12 @@ OUT = ROOT / "reports/benchmarks.json"
 CONCURRENCY = (1, 4, 16)
 
 
-def plain_model_folder(dest: Path) -> Path:
-    """The bundled GGUF de-quantised into a transformers folder ``transformers serve`` loads."""
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
+def plain_model_folder() -> Path:
+    """The bundled GGUF de-quantised into a transformers folder ``transformers serve`` loads:
+    the copy fingap's transformers backend keeps after its first load."""
     gguf = bundled_model_path("smollm2")
-    model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name)
-    tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
-    config = model.config
-    if hasattr(config, "quantization_config"):
-        del config.quantization_config  # the weights are plain tensors once loaded
-    config.architectures = [type(model).__name__]
-    plain = type(model)(config)
-    plain.load_state_dict(model.state_dict())
-    plain.save_pretrained(dest)
-    tokenizer.save_pretrained(dest)
-    return dest
+    TransformersLLM(str(gguf)).check()
+    return dequantized_dir(gguf)
 
 
 def _free_port() -> int:
@@ -101,46 +94,45 @@ def main() -> None:
                     "server": "transformers serve, SmolLM2-135M-Instruct (bundled GGUF, "
                               "de-quantised), bf16, CPU (2 cores)",
                     "greedy": True, "repeats": args.repeats}
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = plain_model_folder(Path(tmp) / "smollm2")
-        for cb in (False, True):
-            proc, base_url = start_server(folder, cb)
-            try:
-                mode: dict = {}
-                warm = OpenAICompatibleLLM(base_url, str(folder), timeout=600,
-                                           concurrency=max(CONCURRENCY))
-                warm.generate_many(requests)  # load the model, warm every batch shape
-                times: dict[int, list[float]] = {c: [] for c in CONCURRENCY}
-                replies_at: dict[int, list[str]] = {}
-                errors: dict[int, int] = dict.fromkeys(CONCURRENCY, 0)
-                for _ in range(args.repeats):  # interleaved, so drift hits every setting
-                    for c in CONCURRENCY:
-                        llm = OpenAICompatibleLLM(base_url, str(folder), timeout=600,
-                                                  concurrency=c, max_retries=0)
-                        t0 = time.perf_counter()
-                        replies = llm.generate_many(requests)
-                        times[c].append(time.perf_counter() - t0)
-                        errors[c] += sum(r.error is not None for r in replies)
-                        replies_at.setdefault(c, [r.text for r in replies])
+    folder = plain_model_folder()
+    for cb in (False, True):
+        proc, base_url = start_server(folder, cb)
+        try:
+            mode: dict = {}
+            warm = OpenAICompatibleLLM(base_url, str(folder), timeout=600,
+                                       concurrency=max(CONCURRENCY))
+            warm.generate_many(requests)  # load the model, warm every batch shape
+            times: dict[int, list[float]] = {c: [] for c in CONCURRENCY}
+            replies_at: dict[int, list[str]] = {}
+            errors: dict[int, int] = dict.fromkeys(CONCURRENCY, 0)
+            for _ in range(args.repeats):  # interleaved, so drift hits every setting
                 for c in CONCURRENCY:
-                    seconds = statistics.median(times[c])
-                    mode[f"concurrency_{c}"] = {
-                        "median_seconds": round(seconds, 2),
-                        "requests_per_s": round(len(requests) / seconds, 3),
-                        "errors": errors[c],
-                        "replies_differing_from_concurrency_1": sum(
-                            a != b for a, b in zip(replies_at[c], replies_at[1], strict=True)),
-                    }
-                    print(f"continuous_batching={cb} concurrency={c}: "
-                          f"{mode[f'concurrency_{c}']}", flush=True)
-                base = mode["concurrency_1"]["requests_per_s"]
-                for c in CONCURRENCY[1:]:
-                    mode[f"speedup_{c}_vs_1"] = round(
-                        mode[f"concurrency_{c}"]["requests_per_s"] / base, 2)
-                result["continuous_batching" if cb else "no_continuous_batching"] = mode
-            finally:
-                proc.terminate()
-                proc.wait(timeout=30)
+                    llm = OpenAICompatibleLLM(base_url, str(folder), timeout=600,
+                                              concurrency=c, max_retries=0)
+                    t0 = time.perf_counter()
+                    replies = llm.generate_many(requests)
+                    times[c].append(time.perf_counter() - t0)
+                    errors[c] += sum(r.error is not None for r in replies)
+                    replies_at.setdefault(c, [r.text for r in replies])
+            for c in CONCURRENCY:
+                seconds = statistics.median(times[c])
+                mode[f"concurrency_{c}"] = {
+                    "median_seconds": round(seconds, 2),
+                    "requests_per_s": round(len(requests) / seconds, 3),
+                    "errors": errors[c],
+                    "replies_differing_from_concurrency_1": sum(
+                        a != b for a, b in zip(replies_at[c], replies_at[1], strict=True)),
+                }
+                print(f"continuous_batching={cb} concurrency={c}: "
+                      f"{mode[f'concurrency_{c}']}", flush=True)
+            base = mode["concurrency_1"]["requests_per_s"]
+            for c in CONCURRENCY[1:]:
+                mode[f"speedup_{c}_vs_1"] = round(
+                    mode[f"concurrency_{c}"]["requests_per_s"] / base, 2)
+            result["continuous_batching" if cb else "no_continuous_batching"] = mode
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
     update_json_section(args.out, "openai_backend", result)
     print(json.dumps(result, indent=2))
 

