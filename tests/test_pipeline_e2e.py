@@ -62,7 +62,14 @@ def project(tmp_path_factory):
                 ["git", "add", "-A"], ["git", "commit", "-qm", "init"]):
         _run(cmd, proj, env)
     log = _run(["dvc", "repro"], proj, env)
+    # the first run's results, for the forced rerun (after the param round trips) to match
+    for src, name in FIRST_RUN.items():
+        shutil.copy(proj / src, root / name)
     return proj, env, log
+
+
+FIRST_RUN = {"reports/metrics.json": "first_metrics.json",
+             "data/answers/dense__standard.jsonl": "first_answers.jsonl"}
 
 
 def test_metrics_contract_and_oracle_page(project):
@@ -260,8 +267,22 @@ def test_repro_again_reruns_nothing_and_deps_are_exact(project):
                           "train_page_scorer_hn"}
         # (a page_scorer.P change is checked on the queued sweep's run of P=10, below)
     finally:
+        # params back as they were; the next test's forced rerun rebuilds every output
         _set_params(proj, chunk={"size": 1024, "overlap": 128}, bm25={"k1": 1.5})
-        _run(["dvc", "repro"], proj, env)
+
+
+def test_forced_rerun_is_byte_identical(project):
+    """After the param round trips above, `dvc repro --force` reruns every stage and gives
+    the first run's bytes."""
+    proj, env, _ = project
+    _run(["dvc", "repro", "--force"], proj, env)
+    for src, name in FIRST_RUN.items():
+        assert (proj / src).read_bytes() == (proj.parent / name).read_bytes(), src
+    # the LLM stages reran but every reply came from their persist caches
+    for report in ("reports/hyde.json", "reports/generation.json"):
+        r = json.loads((proj / report).read_text())
+        assert r["llm_calls"] == 0 and r["cache_hit_rate"] == 1.0, report
+    assert _changed_stages(_run(["dvc", "status"], proj, env)) <= {"corpus"}
 
 
 def test_queued_sweep_runs_in_dvc_copies_and_shows_in_exp_show(project):
@@ -274,7 +295,7 @@ def test_queued_sweep_runs_in_dvc_copies_and_shows_in_exp_show(project):
     _run(["git", "commit", "-qm", "baseline"], proj, env)
     for p in (10, 5):
         _run(["dvc", "exp", "run", "--queue", "-S", f"page_scorer.P={p}"], proj, env)
-    _run(["dvc", "queue", "start"], proj, env)
+    _run(["dvc", "queue", "start", "-j", "2"], proj, env)  # both at once, one per core
     deadline = time.time() + 1200
     status = ""
     while time.time() < deadline:
@@ -327,19 +348,6 @@ def _stage_processes(parent_pid: int, script: str = "stages/") -> list[int]:
         except psutil.NoSuchProcess:
             continue
     return out
-
-
-def test_forced_rerun_is_byte_identical(project):
-    proj, env, _ = project
-    before = (proj / "reports/metrics.json").read_bytes()
-    answers = (proj / "data/answers/dense__standard.jsonl").read_bytes()
-    _run(["dvc", "repro", "--force"], proj, env)
-    assert (proj / "reports/metrics.json").read_bytes() == before
-    # the LLM stages reran but every reply came from their persist caches
-    for report in ("reports/hyde.json", "reports/generation.json"):
-        r = json.loads((proj / report).read_text())
-        assert r["llm_calls"] == 0 and r["cache_hit_rate"] == 1.0, report
-    assert (proj / "data/answers/dense__standard.jsonl").read_bytes() == answers
 
 
 def test_killed_stage_leaves_nothing_a_later_stage_could_read(project):
