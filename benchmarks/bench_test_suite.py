@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from fingap.core.io import update_json_section
+from fingap.ingestion.corpus import locate_corpus
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "reports/benchmarks.json"
@@ -55,7 +56,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         clone = Path(tmp) / "fingap"
         subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
-        env = dict(os.environ, CI="true", PYTEST_ADDOPTS="--durations=15")
+        # the clone is not beside ../shared/financebench, so name the corpus (the tests that
+        # read real PDFs would skip otherwise; the e2e test drops the variable itself)
+        env = dict(os.environ, CI="true", PYTEST_ADDOPTS="--durations=15",
+                   FINANCEBENCH_DIR=str(locate_corpus(root=ROOT)))
         t0 = time.perf_counter()
         p = subprocess.run(["bash", ".ci/run"], cwd=clone, env=env, capture_output=True,
                            text=True)
