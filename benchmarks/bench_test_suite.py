@@ -20,16 +20,12 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+from fingap.core.caches import user_cache_dir
 from fingap.core.io import update_json_section
 from fingap.ingestion.corpus import locate_corpus
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "reports/benchmarks.json"
-
-
-def user_cache() -> Path:
-    return Path(os.environ.get("FINGAP_CACHE_DIR") or Path(
-        os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "fingap")
 
 
 def parse_pytest(log: str) -> dict:
@@ -52,7 +48,7 @@ def parse_pytest(log: str) -> dict:
 def main() -> None:
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
                             capture_output=True, text=True, check=True).stdout.strip()
-    shutil.rmtree(user_cache(), ignore_errors=True)
+    shutil.rmtree(user_cache_dir(), ignore_errors=True)
     with tempfile.TemporaryDirectory() as tmp:
         clone = Path(tmp) / "fingap"
         subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)

@@ -17,6 +17,14 @@ from pathlib import Path
 log = logging.getLogger("fingap")
 
 
+def user_cache_dir() -> Path:
+    """fingap's per-user cache folder (kept across checkouts and test runs):
+    ``$FINGAP_CACHE_DIR``, else ``$XDG_CACHE_HOME/fingap``, else ``~/.cache/fingap``."""
+    if os.environ.get("FINGAP_CACHE_DIR"):
+        return Path(os.environ["FINGAP_CACHE_DIR"])
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "fingap"
+
+
 def seed_from_dvc_root(path: str | Path) -> bool:
     """Copy ``$DVC_ROOT/<path>`` to ``path`` when ``path`` is missing and the stage runs in a
     copy of the repository (DVC sets ``DVC_ROOT`` to the real repository's root); True if

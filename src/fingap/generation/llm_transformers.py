@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..core.caches import user_cache_dir
 from ..core.models import ensure_offline
 from .llm_base import LLM, LLMUnavailableError, Request, Result
 
@@ -178,20 +179,17 @@ class TransformersLLM(LLM):
 
 
 def dequantized_dir(gguf: Path) -> Path | None:
-    """Where the de-quantized copy of a GGUF file is kept: a user cache folder named by the
-    file's content hash (``$FINGAP_CACHE_DIR``, else ``$XDG_CACHE_HOME/fingap``, else
-    ``~/.cache/fingap``). Reading a GGUF de-quantizes every tensor in Python (about 20 s for
-    the bundled 135M model on these CPUs); the copy loads in about 1 s. None when the file is
-    not readable."""
+    """Where the de-quantized copy of a GGUF file is kept: a folder named by the file's
+    content hash under ``fingap.core.caches.user_cache_dir``. Reading a GGUF de-quantizes every
+    tensor in Python (about 20 s for the bundled 135M model on these CPUs); the copy loads in
+    about 1 s. None when the file is not readable."""
     if not gguf.is_file():
         return None
     h = hashlib.sha256()
     with open(gguf, "rb") as fh:
         while block := fh.read(1 << 22):
             h.update(block)
-    root = os.environ.get("FINGAP_CACHE_DIR") or Path(
-        os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "fingap"
-    return Path(root) / "dequantized" / f"{gguf.stem}-{h.hexdigest()[:16]}"
+    return user_cache_dir() / "dequantized" / f"{gguf.stem}-{h.hexdigest()[:16]}"
 
 
 def save_dequantized(model: Any, tokenizer: Any, out: Path) -> None:

@@ -83,6 +83,7 @@ class TextEncoder:
         self.model_name = model
         self.flag = None
         self._model = None
+        self._requested_length = max_seq_length
         if is_bge(model):
             self.max_seq_length = max_seq_length or 512
             self.flag = FlagDenseEncoder(model, max_length=self.max_seq_length,
@@ -110,8 +111,8 @@ class TextEncoder:
             from sentence_transformers import SentenceTransformer
 
             self._model = SentenceTransformer(resolve_model(self.model_name), device="cpu")
-            if getattr(self, "max_seq_length", None):
-                self._model.max_seq_length = self.max_seq_length
+            if self._requested_length:
+                self._model.max_seq_length = self._requested_length
         return self._model
 
     @property
