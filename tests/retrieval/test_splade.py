@@ -36,3 +36,36 @@ def test_sparse_scoring_matches_dot_product_and_ranks(encoder, tmp_path):
     r2 = SpladeRetriever.load(tmp_path / "s", encoder)
     assert r2.search({"q": "capital expenditures"}, 3) == r.search({"q": "capital expenditures"}, 3)
     assert isinstance(r2.index, sp.csc_matrix)
+
+
+@pytest.mark.parametrize("precision", ["fp32", "bf16"])
+def test_sparse_encoder_gives_the_reference_splade_weights_bit_for_bit(precision):
+    """SPLADE max pooling written out with plain transformers (log(1 + relu(MLM logits)), max
+    over the unpadded positions, top terms kept), on the same length-sorted batches: the
+    sentence-transformers port must give the same index bit for bit."""
+    import torch
+    from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+    from fingap.core.models import resolve_model
+    from fingap.core.precision import autocast
+
+    texts = ["Total revenue was $1,234 million in fiscal 2022. " * k for k in (1, 2, 30)]
+    texts += ["dividend", "Operating margin improved."]
+    enc = SpladeEncoder("splade-tiny", max_length=128, batch_size=2, precision=precision)
+    got = enc.encode(texts, top_terms=20).toarray()
+    path = resolve_model("splade-tiny")
+    tok = AutoTokenizer.from_pretrained(path)
+    mlm = AutoModelForMaskedLM.from_pretrained(path, use_safetensors=True).eval()
+    want = np.zeros_like(got)
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    for b in range(0, len(order), 2):
+        idx = order[b : b + 2]
+        batch = tok([texts[i] for i in idx], padding=True, truncation=True, max_length=128,
+                    return_tensors="pt")
+        with torch.inference_mode(), autocast(precision):
+            logits = mlm(**batch).logits
+        pad = batch["attention_mask"].unsqueeze(-1) == 0
+        w = torch.log1p(torch.relu(logits.float().masked_fill(pad, 0.0).max(dim=1).values))
+        top = torch.topk(w, 20, dim=1)
+        want[idx] = torch.zeros_like(w).scatter_(1, top.indices, top.values).numpy()
+    np.testing.assert_array_equal(got, want)

@@ -46,8 +46,7 @@ def test_tiny_training_lowers_loss_and_reranks_within_candidates():
     model, res = train_cross_encoder(ex, cfg, seed=0)
     assert res.step_loss[-1] < res.step_loss[0] and res.n_steps == 8
     rr = CrossEncoderReranker.__new__(CrossEncoderReranker)
-    rr.tok, rr.model, rr.max_length, rr.batch_size, rr.precision = (
-        model.tokenizer, model.model, 48, 4, "fp32")
+    rr.model, rr.max_length, rr.batch_size, rr.precision = model, 48, 4, "fp32"
     texts = {"a": ex[1][1], "b": ex[0][1], "c": ex[2][1]}
     run = {"q": [("a", 3.0), ("b", 2.0), ("c", 1.0)]}
     out = rr.rerank(run, {"q": "dividend per share?"}, texts, k=2, n_candidates=2)
@@ -75,3 +74,37 @@ def test_a_saved_reranker_loads_for_reranking(tmp_path):
     assert np.allclose(loaded.score(pairs), model.model(**model.tokenizer(
         [p[0] for p in pairs], [p[1] for p in pairs], return_tensors="pt", padding=True,
         truncation="only_second", max_length=32)).logits.squeeze(-1).detach().numpy(), atol=1e-5)
+
+
+@pytest.mark.parametrize("precision", ["fp32", "bf16"])
+def test_scores_are_the_raw_logits_of_the_seeded_sequence_classifier(precision):
+    """The sentence-transformers CrossEncoder gives the logits that a plain transformers sequence
+    classifier (the loader fingap used before) gives with the same seeded head, truncation and
+    batches. Only float rounding may differ (CrossEncoder.predict reorders rows within a batch),
+    never the order of the candidates."""
+    import torch
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    from fingap.core.models import resolve_model
+    from fingap.core.precision import autocast
+
+    pairs = [("What was the dividend per share?", "The board declared a dividend of $0.42. " * k)
+             for k in (1, 3, 40)] + [("Capital expenditure in 2022?", "Legal proceedings.")]
+    rr = CrossEncoderReranker("minilm", max_length=64, batch_size=2, precision=precision, seed=5)
+    torch.manual_seed(5)
+    path = resolve_model("minilm")
+    ref = AutoModelForSequenceClassification.from_pretrained(path, num_labels=1).eval()
+    tok = AutoTokenizer.from_pretrained(path)
+    order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][1]))
+    want = np.zeros(len(pairs), dtype=np.float32)
+    for b in range(0, len(order), 2):
+        idx = order[b : b + 2]
+        enc = tok([pairs[i][0] for i in idx], [pairs[i][1] for i in idx], padding=True,
+                  truncation="only_second", max_length=64, return_tensors="pt")
+        with torch.inference_mode(), autocast(precision):
+            want[idx] = ref(**enc).logits.squeeze(-1).float().numpy()
+    got = rr.score(pairs)
+    tol = 1e-6 if precision == "fp32" else 2e-2  # bf16 keeps 8 bits of mantissa
+    np.testing.assert_allclose(got, want, rtol=0, atol=tol * np.abs(want).max())
+    if precision == "fp32":
+        assert list(np.argsort(-got)) == list(np.argsort(-want))

@@ -8,7 +8,6 @@ a dense scan over the vocabulary.
 
 from __future__ import annotations
 
-import contextlib
 import json
 from pathlib import Path
 
@@ -16,57 +15,84 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..core.io import atomic_path, write_json
+from ..core.precision import autocast
 from .base import Retriever
 
 
+def _max_then_log1p_pooling():
+    """SPLADE's max pooling as a sentence-transformers module, with the max taken first.
+
+    log(1 + relu(x)) is monotonic, so max-then-log1p equals sentence-transformers' log1p-then-max
+    exactly. Taking the max on the raw MLM logits (in the model's dtype, bf16 under autocast)
+    avoids a float32 copy of the (batch, length, vocab) logits (about 2 GB per 32 x 512 batch)
+    and applies log1p to the pooled vector in float32, so the weights keep fingap's earlier
+    SPLADE index bit for bit (tests/retrieval/test_splade.py).
+    """
+    import torch
+    from sentence_transformers.sparse_encoder.modules import SpladePooling
+
+    class MaxThenLog1pPooling(SpladePooling):
+        def forward(self, features: dict) -> dict:
+            logits = features["token_embeddings"]
+            pad = features["attention_mask"].unsqueeze(-1) == 0
+            pooled = logits.masked_fill(pad, 0.0).max(dim=1).values.float()
+            features["sentence_embedding"] = torch.log1p(torch.relu(pooled))
+            return features
+
+    return MaxThenLog1pPooling("max")
+
+
 class SpladeEncoder:
+    """A sentence-transformers ``SparseEncoder`` (fill-mask Transformer + SPLADE max pooling)."""
+
     def __init__(self, model: str = "splade-tiny", max_length: int = 512, batch_size: int = 32,
                  precision: str = "fp32"):
-        from transformers import AutoModelForMaskedLM, AutoTokenizer
+        from sentence_transformers import SparseEncoder
+        from sentence_transformers.sparse_encoder.modules import Transformer
 
         from ..core.models import ensure_offline, resolve_model
 
-        ensure_offline()
-        path = resolve_model(model)
-        self.tokenizer = AutoTokenizer.from_pretrained(path)
-        self.model = AutoModelForMaskedLM.from_pretrained(path, use_safetensors=True).eval()
-        self.max_length = max_length
-        self.batch_size = batch_size
-        self.vocab_size = self.model.config.vocab_size
         if precision not in ("fp32", "bf16"):
             raise ValueError(f"splade.precision must be fp32 or bf16, got {precision!r}")
+        ensure_offline()
+        path = resolve_model(model)
+        # safetensors only: some SPLADE packages also ship pickled .pt files
+        mlm = Transformer(path, transformer_task="fill-mask",
+                          model_kwargs={"use_safetensors": True})
+        self.model = SparseEncoder(modules=[mlm, _max_then_log1p_pooling()], device="cpu")
+        self.model.max_seq_length = max_length
+        self.tokenizer = self.model.tokenizer
+        self.max_length = max_length
+        self.batch_size = batch_size
+        self.vocab_size = int(mlm.auto_model.config.vocab_size)
         self.precision = precision
 
     def encode(self, texts: list[str], top_terms: int | None = None,
                show_progress: bool = False) -> sp.csr_matrix:
         """Sparse (n_texts, vocab) weights; rows keep at most ``top_terms`` terms."""
-        import torch
         from tqdm import tqdm
 
         rows, cols, vals = [], [], []
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # less padding
+        # fingap's own batches (texts sorted by length, as the index was always built): a batch's
+        # padded shape sets the kernels' rounding, so the same batches give the same weights
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         starts = range(0, len(order), self.batch_size)
         for b in tqdm(starts, desc="splade", disable=not show_progress):
             idx = order[b : b + self.batch_size]
-            enc = self.tokenizer([texts[i] for i in idx], padding=True, truncation=True,
-                                 max_length=self.max_length, return_tensors="pt")
-            autocast = (torch.autocast("cpu", dtype=torch.bfloat16) if self.precision == "bf16"
-                        else contextlib.nullcontext())
-            with torch.inference_mode(), autocast:
-                logits = self.model(**enc).logits
-            # log(1 + relu(x)) is monotonic, so the max over positions can be taken first
-            pad = enc["attention_mask"].unsqueeze(-1) == 0
-            w = torch.log1p(torch.relu(logits.float().masked_fill(pad, 0.0).max(dim=1).values))
-            if top_terms is not None and top_terms < w.shape[1]:
-                top = torch.topk(w, top_terms, dim=1)
-                w = torch.zeros_like(w).scatter_(1, top.indices, top.values)
-            w = w.numpy()
-            for r, i in enumerate(idx):
-                nz = np.flatnonzero(w[r])
-                rows.extend([i] * len(nz))
-                cols.extend(nz.tolist())
-                vals.extend(w[r, nz].tolist())
-        return sp.csr_matrix((np.asarray(vals, dtype=np.float32), (rows, cols)),
+            with autocast(self.precision):
+                emb = self.model.encode([texts[i] for i in idx], batch_size=len(idx),
+                                        max_active_dims=top_terms, convert_to_sparse_tensor=True)
+            emb = emb.coalesce()
+            r, c = emb.indices().numpy()
+            v = emb.values().float().numpy()
+            keep = v != 0  # relu zeros among the kept top terms are not postings
+            rows.append(np.asarray(idx)[r[keep]])
+            cols.append(c[keep])
+            vals.append(v[keep])
+        if not rows:
+            return sp.csr_matrix((len(texts), self.vocab_size), dtype=np.float32)
+        return sp.csr_matrix((np.concatenate(vals).astype(np.float32),
+                              (np.concatenate(rows), np.concatenate(cols))),
                              shape=(len(texts), self.vocab_size))
 
 
