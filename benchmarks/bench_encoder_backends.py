@@ -125,6 +125,22 @@ def timed(fn: Callable[[], np.ndarray], n: int, repeats: list[float]) -> np.ndar
     return out
 
 
+def run_backends(torch_runs: dict[str, Callable[[], np.ndarray]], onnx: Path,
+                 graph_run: Callable[[Callable[[dict], np.ndarray]], np.ndarray], n: int,
+                 repeats: int) -> tuple[dict[str, float], dict[str, np.ndarray]]:
+    """Median items/s and the last output of every backend, the backends interleaved."""
+    runs = dict(torch_runs)
+    for kind, path in [("ort_fp32", onnx), ("ort_int8", ort_int8(onnx, 384)),
+                       ("openvino_fp32", onnx), ("openvino_bf16", onnx)]:
+        runs[kind] = (lambda f: lambda: graph_run(f))(runtime(path, kind))
+    speeds: dict[str, list[float]] = {k: [] for k in runs}
+    outs = {}
+    for _ in range(repeats):
+        for kind, fn in runs.items():
+            outs[kind] = timed(fn, n, speeds[kind])
+    return {k: round(statistics.median(v), 2) for k, v in speeds.items()}, outs
+
+
 def bi_encoder(texts: list[str], work: Path, repeats: int) -> dict:
     import torch
     from sentence_transformers import SentenceTransformer
@@ -156,20 +172,14 @@ def bi_encoder(texts: list[str], work: Path, repeats: int) -> dict:
                       return_tensors="pt"))
     onnx = work / "minilm.onnx"
     export_onnx(st[0].auto_model, sample, onnx, "last_hidden_state")
-    runs = {"torch_fp32": lambda: torch_run("fp32"), "torch_bf16": lambda: torch_run("bf16")}
-    for kind, path in [("ort_fp32", onnx), ("ort_int8", ort_int8(onnx, 384)),
-                       ("openvino_fp32", onnx), ("openvino_bf16", onnx)]:
-        runs[kind] = (lambda f: lambda: graph_run(f))(runtime(path, kind))
-    speeds: dict[str, list[float]] = {k: [] for k in runs}
-    outs = {}
-    for _ in range(repeats):
-        for kind, fn in runs.items():
-            outs[kind] = timed(fn, len(texts), speeds[kind])
+    speeds, outs = run_backends({"torch_fp32": lambda: torch_run("fp32"),
+                                 "torch_bf16": lambda: torch_run("bf16")},
+                                onnx, graph_run, len(texts), repeats)
     ref = outs["torch_fp32"]
-    return {kind: {"texts_per_s": round(statistics.median(speeds[kind]), 2),
+    return {kind: {"texts_per_s": speeds[kind],
                    "min_cosine_to_fp32": round(float((outs[kind] * ref).sum(1).min()), 5),
                    "mean_cosine_to_fp32": round(float((outs[kind] * ref).sum(1).mean()), 5)}
-            for kind in runs}
+            for kind in speeds}
 
 
 def cross_encoder(qs: list[str], pages: list[str], work: Path, repeats: int) -> dict:
@@ -197,15 +207,9 @@ def cross_encoder(qs: list[str], pages: list[str], work: Path, repeats: int) -> 
     onnx = work / "cross_encoder.onnx"
     with torch.no_grad():
         export_onnx(model.model, sample, onnx, "logits")
-    runs = {f"torch_{p}": (lambda rr: lambda: rr.score(pairs))(r) for p, r in torch_rr.items()}
-    for kind, path in [("ort_fp32", onnx), ("ort_int8", ort_int8(onnx, 384)),
-                       ("openvino_fp32", onnx), ("openvino_bf16", onnx)]:
-        runs[kind] = (lambda f: lambda: graph_run(f))(runtime(path, kind))
-    speeds: dict[str, list[float]] = {k: [] for k in runs}
-    outs = {}
-    for _ in range(repeats):
-        for kind, fn in runs.items():
-            outs[kind] = timed(fn, len(pairs), speeds[kind])
+    speeds, outs = run_backends(
+        {f"torch_{p}": (lambda rr: lambda: rr.score(pairs))(r) for p, r in torch_rr.items()},
+        onnx, graph_run, len(pairs), repeats)
     ref = outs["torch_fp32"].reshape(len(qs), per_q)
 
     def agreement(s: np.ndarray) -> dict:
@@ -215,8 +219,7 @@ def cross_encoder(qs: list[str], pages: list[str], work: Path, repeats: int) -> 
         return {"same_top5_order": f"{same}/{len(qs)}",
                 "max_abs_score_diff": round(float(np.abs(s - ref).max()), 5)}
 
-    return {kind: {"pairs_per_s": round(statistics.median(speeds[kind]), 2),
-                   **agreement(outs[kind])} for kind in runs}
+    return {kind: {"pairs_per_s": speeds[kind], **agreement(outs[kind])} for kind in speeds}
 
 
 def splade(texts: list[str], repeats: int) -> dict:
@@ -256,6 +259,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--texts", type=int, default=256)
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--out", type=Path, default=OUT, help="JSON file of the section")
     args = ap.parse_args()
     import torch
 
@@ -271,7 +275,7 @@ def main() -> None:
             "splade_tiny_512": splade(pages[:128], args.repeats),
         }
     result["command"] = "python benchmarks/bench_encoder_backends.py"
-    update_json_section(OUT, "encoder_backends", result)
+    update_json_section(args.out, "encoder_backends", result)
     print(result)
 
 

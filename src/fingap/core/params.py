@@ -117,6 +117,9 @@ NUMERIC_DOMAINS: dict[str, Domain] = {
     "page_scorer_hn.false_negative_recall": Domain(float, 0, 1, low_open=True),
     "page_scorer_hn.seed": _SEED,
     "page_scorer.P": _COUNT, "retrieve.k": _COUNT,
+    "routing.cover_pages": _COUNT, "routing.keep": _COUNT, "routing.top_docs": _COUNT,
+    **{f"routing.weights.{w}": Domain(float, 0)
+       for w in ("company", "period", "form", "quarter", "date", "bm25")},
     "llm.batch_size": _COUNT, "llm.batch_tokens": _COUNT, "llm.timeout": _POSITIVE,
     "llm.concurrency": _COUNT, "llm.max_retries": Domain(int, 0),
     "hyde.temperature": Domain(float, 0), "hyde.max_new_tokens": _COUNT, "hyde.seed": _SEED,
@@ -133,9 +136,12 @@ def check_numeric_domains(params: dict[str, Any]) -> None:
     """Every numeric parameter present in ``params`` lies in its domain; the first that does
     not raises ``ParamError`` naming it. Run by every stage before it does any work."""
     for dotted, domain in NUMERIC_DOMAINS.items():
-        sec, key = dotted.split(".", 1)
-        if not isinstance(params.get(sec), dict) or key not in params[sec]:
+        *path, key = dotted.split(".")
+        sec = params
+        for part in path:  # nested sections (routing.weights.company)
+            sec = sec.get(part) if isinstance(sec, dict) else None
+        if not isinstance(sec, dict) or key not in sec:
             continue
-        value = params[sec][key]
+        value = sec[key]
         if not domain.accepts(value):
             raise ParamError(f"{dotted} must be {domain.describe()}, got {value!r}")

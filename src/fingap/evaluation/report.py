@@ -34,6 +34,9 @@ DISPLAY = {
     "page_ensemble": "Page scorer ensemble (in-batch + hard-negative, RRF)",
     "page_ensemble_page_order": "Page scorer ensemble, ordered by page score",
     "fingap_best": "fingap best (chosen per fold on the other folds)",
+    "page_scorer_untrained_routed": "Untrained page scorer, routed to the top-D documents",
+    "page_scorer_hn_page_order_routed": "Hard-negative page scorer, page order, routed to the "
+                                        "top-D documents",
 }
 # rows of the P ablation table (Annex C), not of Table 1: page_scorer_p5, page_scorer_p10, ...
 ABLATION_PREFIX = "page_scorer_p"

@@ -97,10 +97,15 @@ class PageRows:
     def of_doc(self, doc: str) -> np.ndarray:
         return self._by_doc.get(doc, np.zeros(0, dtype=np.int64))
 
-    def allowed(self, cond: str, q: Question) -> np.ndarray | None:
-        """The rows a question may retrieve under a condition (None: all of them)."""
+    def allowed(self, cond: str, q: Question,
+                docs: Sequence[str] | None = None) -> np.ndarray | None:
+        """The rows a question may retrieve under a condition (None: all of them); under
+        ``standard``, ``docs`` (the router's top documents) restricts them to those documents."""
         if cond == "standard":
-            return None
+            if docs is None:
+                return None
+            return np.array(sorted(int(i) for d in set(docs) for i in self.of_doc(d)),
+                            dtype=np.int64)
         if cond == "oracle_doc":
             return np.array(sorted(int(i) for d in q.gold_docs for i in self.of_doc(d)),
                             dtype=np.int64)
@@ -138,11 +143,13 @@ def encode_queries(model_path: str, texts: Sequence[str], max_seq_length: int, p
 
 def rank_pages(index_dir: Path, questions: Sequence[Question], model_of: Mapping[str, str],
                model_paths: Mapping[str, str], max_seq_length: int, precision: str, cond: str,
-               top: int, cache_path: Path | None = None) -> dict:
+               top: int, cache_path: Path | None = None,
+               routed: Mapping[str, Sequence[str]] | None = None) -> dict:
     """Ranked pages per question. ``model_of[qid]`` names the model that scores it and its page
     matrix ``index_dir/<name>.npy`` (``base``, or ``fold_N``: the model of the fold that held
     the question's document out); ``model_paths[name]`` is where that model lives. With
-    ``cache_path`` the query embeddings go through the embedding cache (``encode_queries``)."""
+    ``cache_path`` the query embeddings go through the embedding cache (``encode_queries``).
+    ``routed[qid]``: the documents the router kept for a question (standard condition only)."""
     keys = [tuple(k) for k in read_json(index_dir / "keys.json")]
     rows = PageRows(keys)
     groups: dict[str, list[Question]] = {}
@@ -154,7 +161,8 @@ def rank_pages(index_dir: Path, questions: Sequence[Question], model_of: Mapping
         qv = encode_queries(model_paths[name], [q.question for q in qs], max_seq_length,
                             precision, cache_path)
         for q, v in zip(qs, qv, strict=True):
-            out[q.id] = index.rank(v, top, rows.allowed(cond, q))
+            docs = None if routed is None else routed[q.id]
+            out[q.id] = index.rank(v, top, rows.allowed(cond, q, docs))
     return out
 
 

@@ -105,9 +105,12 @@ def run_page_retrieve(method: str, variant: str, P: int, params: dict, train_par
                       retrieve_params: dict, dense_params: dict, corpus_out: Path,
                       chunks_path: Path, folds_path: Path, models_dir: Path, index_dir: Path,
                       dense_index: Path, out_dir: Path, report_path: Path,
-                      cache_path: Path | None = None) -> dict:
+                      cache_path: Path | None = None, routing_path: Path | None = None,
+                      top_docs: int | None = None) -> dict:
     """Algorithm 1 runs of one method (a page index variant and a P) under every condition;
-    query embeddings go through the embedding cache at ``cache_path``."""
+    query embeddings go through the embedding cache at ``cache_path``. With ``routing_path``
+    (the route_docs stage's ranking) the standard condition ranks only the pages of each
+    question's ``top_docs`` routed documents; the oracle conditions already name theirs."""
     from ..retrieval.conditions import allowed_rows
     from ..retrieval.loading import load_retriever
     from .retrieve import validate_retrieve
@@ -131,9 +134,17 @@ def run_page_retrieve(method: str, variant: str, P: int, params: dict, train_par
                     "conditions": {}}
     cfg = TrainConfig.from_params(train_params)
     model_of, model_paths = fold_models(variant, fold_of, questions, cfg.model, models_dir)
+    routed = None
+    if routing_path is not None:
+        if not isinstance(top_docs, int) or top_docs < 1:
+            raise ParamError(f"routing.top_docs must be a positive integer, got {top_docs!r}")
+        ranking = read_json(routing_path)
+        routed = {q.id: [d for d, _ in ranking[q.id][:top_docs]] for q in questions}
+        report["routing"] = {"top_docs": top_docs}
     for cond in conditions:
         ranked = rank_pages(index_dir, questions, model_of, model_paths, cfg.max_seq_length,
-                            cfg.precision, cond, max(P, 20), cache_path)
+                            cfg.precision, cond, max(P, 20), cache_path,
+                            routed if cond == "standard" else None)
         allowed = allowed_rows(cond, questions, [d for d, _ in chunk_keys],
                                [p for _, p in chunk_keys])
         run = page_then_chunk(ranked, P, retriever, queries, k, chunk_keys, allowed)

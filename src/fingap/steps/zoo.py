@@ -40,6 +40,7 @@ PATHS = {
     "reranker_models": Path("models/reranker"),
     "cache": Path("data/cache/embeddings.sqlite"),
     "hyde": Path("data/hyde"),
+    "routing": Path("data/routing/ranking.json"),
 }
 
 
@@ -118,9 +119,19 @@ class Context:
         check_folds(folds, self.all_questions)
         return fold_of_question(folds)
 
-    def ranked_pages(self, cond: str, top: int | None = None, variant: str = "trained") -> dict:
+    def routed_docs(self) -> dict[str, list[str]]:
+        """The route_docs stage's top ``routing.top_docs`` documents of each question."""
+        if "routed" not in self._cache:
+            top = require_int(self.params["routing"], "routing", "top_docs", minimum=1)
+            ranking = read_json(self.paths["routing"])
+            self._cache["routed"] = {q: [d for d, _ in ranking[q][:top]] for q in self.queries}
+        return self._cache["routed"]
+
+    def ranked_pages(self, cond: str, top: int | None = None, variant: str = "trained",
+                     routed: bool = False) -> dict:
         """Fine-tuned page ranking per question (each by its held-out fold's model);
-        ``variant`` ``hn`` is the hard-negative page scorer."""
+        ``variant`` ``hn`` is the hard-negative page scorer; ``routed``: under the standard
+        condition, only the pages of the question's routed documents."""
         from ..retrieval.page_ranking import fold_models, rank_pages
         from ..training.page_scorer import TrainConfig
 
@@ -128,14 +139,16 @@ class Context:
             raise ParamError(f"unknown fine-tuned page scorer {variant!r}")
         suffix = "_hn" if variant == "hn" else ""
         top = top or self._P()
-        key = ("ranked", cond, top, variant)
+        routed = routed and cond == "standard"  # an oracle condition already names its pages
+        key = ("ranked", cond, top, variant, routed)
         if key not in self._cache:
             cfg = TrainConfig.from_params(self.params["page_scorer_train"])
             model_of, paths = fold_models("trained", self.fold_of(), self.questions, cfg.model,
                                           self.paths["page_models" + suffix])
             self._cache[key] = rank_pages(self.paths["page_index" + suffix], self.questions,
                                           model_of, paths, cfg.max_seq_length, cfg.precision,
-                                          cond, top, self.paths["cache"])
+                                          cond, top, self.paths["cache"],
+                                          self.routed_docs() if routed else None)
         return self._cache[key]
 
     def method_pages(self, method: str, cond: str) -> dict:
@@ -358,6 +371,8 @@ METHODS: dict[str, Callable[[Context, str], Run]] = {
     # the hard-negative page scorer (Algorithm 1 itself is retrieve_pages@page_scorer_hn)
     "page_scorer_hn_page_order": lambda c, cond: c.page_scorer_final(
         cond, "page_score", ranked=c.ranked_pages(cond, variant="hn")),
+    "page_scorer_hn_page_order_routed": lambda c, cond: c.page_scorer_final(
+        cond, "page_score", ranked=c.ranked_pages(cond, variant="hn", routed=True)),
     "page_hybrid_hn": lambda c, cond: c.page_scorer_run(cond, c.k,
                                                         ranked=c.hybrid_pages(cond, "hn")),
     "page_hybrid_hn_page_order": lambda c, cond: c.page_scorer_final(

@@ -1,0 +1,71 @@
+"""Stage ``route_docs``: cover records of every filing and the router's document ranking for
+every evaluated question (``fingap.retrieval.doc_routing``), with its DocRec on its own."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+from ..core.io import read_json, write_json, write_jsonl
+from ..core.params import require_int
+from ..ingestion import corpus as corpus_mod
+from ..ingestion.corpus import STATUS_EVALUATED, read_questions
+from ..ingestion.extract import read_page_texts
+from ..retrieval.doc_routing import RoutingWeights, build_cover, doc_recall_at, route
+
+CUTOFFS = (1, 3, 5, 10)
+
+
+def read_doc_metadata(corpus_dir: Path) -> dict[str, dict]:
+    path = corpus_dir / corpus_mod.DOCINFO_FILE
+    out = {}
+    for n, line in enumerate(path.read_text().splitlines(), 1):
+        if line.strip():
+            try:
+                d = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise corpus_mod.CorpusError(f"{path}:{n}: not JSON ({e.msg})") from e
+            out[d["doc_name"]] = d
+    return out
+
+
+def run_route_docs(params: dict, corpus_params: dict, corpus_out: Path, pages_path: Path,
+                   out_dir: Path, report_path: Path, root: Path = Path(".")) -> dict:
+    weights = RoutingWeights.from_params(params.get("weights") or {})
+    n_pages = require_int(params, "routing", "cover_pages", minimum=1)
+    keep = require_int(params, "routing", "keep", minimum=1)
+    corpus_dir = corpus_mod.locate_corpus(corpus_params.get("dir") or None, root)
+    manifest = read_json(corpus_out / "manifest.json")
+    corpus_mod.verify_inputs(corpus_dir, manifest, [corpus_mod.DOCINFO_FILE])
+    meta = read_doc_metadata(corpus_dir)
+    pages: dict[str, list[tuple[int, str]]] = defaultdict(list)
+    for (doc, page), text in read_page_texts(pages_path).items():
+        pages[doc].append((page, text))
+    covers = [build_cover(doc, meta.get(doc, {}), [t for _, t in sorted(pages[doc])[:n_pages]])
+              for doc in sorted(pages)]
+    questions = [q for q in read_questions(corpus_out) if q.status == STATUS_EVALUATED]
+    ranking = route({q.id: q.question for q in questions}, covers, weights)
+    write_jsonl(out_dir / "covers.jsonl", (c.to_dict() for c in covers))
+    write_json(out_dir / "ranking.json", {q: [[d, s] for d, s in r[:keep]]
+                                          for q, r in sorted(ranking.items())})
+
+    def recall(qs) -> dict:
+        row = {f"DocRec@{n}": float(np.mean([doc_recall_at(q.gold_docs,
+                                                          [d for d, _ in ranking[q.id]], n)
+                                             for q in qs])) for n in CUTOFFS}
+        row["n"] = len(qs)
+        return row
+
+    by_type: dict[str, list] = defaultdict(list)
+    for q in questions:
+        by_type[q.doc_type].append(q)
+    report = {"n_docs": len(covers), "weights": weights.__dict__,
+              "overall": recall(questions) if questions else {"n": 0},
+              "by_doc_type": {t: recall(qs) for t, qs in sorted(by_type.items())},
+              "covers_with_ticker": sum(c.ticker is not None for c in covers),
+              "covers_with_registrant": sum(c.registrant is not None for c in covers)}
+    write_json(report_path, report)
+    return report
