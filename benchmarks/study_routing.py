@@ -4,7 +4,8 @@ unrouted pairs, and the choice of D (reports/routing_study.json).
 Reads the outputs of a `dvc repro` (data/corpus, data/chunks, data/runs, data/routing,
 data/page_index/untrained), so it runs on whatever rows that repro built:
 
-    dvc repro retrieve_pages_routed@page_scorer_untrained_routed retrieve_pages@page_scorer_untrained
+    dvc repro retrieve_pages_routed@page_scorer_untrained_routed \
+        retrieve_pages@page_scorer_untrained
     python benchmarks/study_routing.py --pair page_scorer_untrained_routed page_scorer_untrained
 
 Rows are scored as evaluate scores them (PageRec@5 / DocRec@5 of the top-5 chunks, paired
