@@ -23,6 +23,7 @@ from fingap.generation.curation import curate, round_quality
 from fingap.generation.llm import open_llm
 from fingap.ingestion.corpus import STATUS_EVALUATED, read_questions
 from fingap.ingestion.extract import read_page_texts
+from fingap.retrieval.doc_routing import routed_documents
 from fingap.retrieval.page_ranking import rank_pages
 
 OUT = Path(__file__).resolve().parents[1] / "reports/curation_study.json"
@@ -48,7 +49,7 @@ def main() -> None:
     routed = None
     if routing.exists():
         ranking, d = read_json(routing), int(params["routing"]["top_docs"])
-        routed = {q.id: [doc for doc, _ in ranking[q.id][:d]] for q in allq}
+        routed = routed_documents(ranking, [q.id for q in allq], d)
 
     def ranked(qs, top):
         return rank_pages(root / "data/page_index/untrained", qs, {q.id: "base" for q in qs},

@@ -27,6 +27,7 @@ from fingap.core.runs import read_run
 from fingap.evaluation.scoring import ChunkLookup, aggregate, score_run
 from fingap.evaluation.stats import paired_bootstrap
 from fingap.ingestion.corpus import STATUS_EVALUATED, read_questions
+from fingap.retrieval.doc_routing import routed_documents
 from fingap.retrieval.page_ranking import page_recall_at, rank_pages
 from fingap.training.folds import fold_of_question
 
@@ -66,7 +67,7 @@ def d_study(root: Path, params: dict, questions, ds: list[int]) -> dict:
     tp = params["page_scorer_train"]
     score: dict[int, dict[str, float]] = {}
     for d in ds + [0]:  # 0: no routing
-        routed = None if d == 0 else {q.id: [x for x, _ in ranking[q.id][:d]] for q in questions}
+        routed = None if d == 0 else routed_documents(ranking, [q.id for q in questions], d)
         ranked = rank_pages(root / "data/page_index/untrained", questions,
                             {q.id: "base" for q in questions}, {"base": tp["model"]},
                             tp["max_seq_length"], tp["precision"], "standard", 20,

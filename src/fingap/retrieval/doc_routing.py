@@ -287,6 +287,13 @@ def route(questions: Mapping[str, str], covers: Sequence[CoverRecord],
     return out
 
 
+def routed_documents(ranking: Mapping[str, Sequence], qids: Sequence[str],
+                     top_docs: int) -> dict[str, list[str]]:
+    """The first ``top_docs`` documents of each question in a route_docs ranking
+    (``{qid: [[doc, score], ...]}``)."""
+    return {q: [doc for doc, _ in ranking[q][:top_docs]] for q in qids}
+
+
 def doc_recall_at(gold_docs: Sequence[str], ranked: Sequence[str], n: int) -> float:
     """1 when a gold document is among the first ``n`` ranked documents."""
     return float(bool(set(gold_docs) & set(ranked[:n])))

@@ -138,8 +138,9 @@ def run_page_retrieve(method: str, variant: str, P: int, params: dict, train_par
     if routing_path is not None:
         if not isinstance(top_docs, int) or top_docs < 1:
             raise ParamError(f"routing.top_docs must be a positive integer, got {top_docs!r}")
-        ranking = read_json(routing_path)
-        routed = {q.id: [d for d, _ in ranking[q.id][:top_docs]] for q in questions}
+        from ..retrieval.doc_routing import routed_documents
+
+        routed = routed_documents(read_json(routing_path), [q.id for q in questions], top_docs)
         report["routing"] = {"top_docs": top_docs}
     for cond in conditions:
         ranked = rank_pages(index_dir, questions, model_of, model_paths, cfg.max_seq_length,

@@ -3,13 +3,12 @@ every evaluated question (``fingap.retrieval.doc_routing``), with its DocRec on 
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
 
-from ..core.io import read_json, write_json, write_jsonl
+from ..core.io import iter_jsonl, read_json, write_json, write_jsonl
 from ..core.params import require_int
 from ..ingestion import corpus as corpus_mod
 from ..ingestion.corpus import STATUS_EVALUATED, read_questions
@@ -17,19 +16,6 @@ from ..ingestion.extract import read_page_texts
 from ..retrieval.doc_routing import RoutingWeights, build_cover, doc_recall_at, route
 
 CUTOFFS = (1, 3, 5, 10)
-
-
-def read_doc_metadata(corpus_dir: Path) -> dict[str, dict]:
-    path = corpus_dir / corpus_mod.DOCINFO_FILE
-    out = {}
-    for n, line in enumerate(path.read_text().splitlines(), 1):
-        if line.strip():
-            try:
-                d = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise corpus_mod.CorpusError(f"{path}:{n}: not JSON ({e.msg})") from e
-            out[d["doc_name"]] = d
-    return out
 
 
 def run_route_docs(params: dict, corpus_params: dict, corpus_out: Path, pages_path: Path,
@@ -40,7 +26,8 @@ def run_route_docs(params: dict, corpus_params: dict, corpus_out: Path, pages_pa
     corpus_dir = corpus_mod.locate_corpus(corpus_params.get("dir") or None, root)
     manifest = read_json(corpus_out / "manifest.json")
     corpus_mod.verify_inputs(corpus_dir, manifest, [corpus_mod.DOCINFO_FILE])
-    meta = read_doc_metadata(corpus_dir)
+    meta = {row["doc_name"]: row
+            for _, row in iter_jsonl(corpus_dir / corpus_mod.DOCINFO_FILE)}
     pages: dict[str, list[tuple[int, str]]] = defaultdict(list)
     for (doc, page), text in read_page_texts(pages_path).items():
         pages[doc].append((page, text))

@@ -123,8 +123,10 @@ class Context:
         """The route_docs stage's top ``routing.top_docs`` documents of each question."""
         if "routed" not in self._cache:
             top = require_int(self.params["routing"], "routing", "top_docs", minimum=1)
-            ranking = read_json(self.paths["routing"])
-            self._cache["routed"] = {q: [d for d, _ in ranking[q][:top]] for q in self.queries}
+            from ..retrieval.doc_routing import routed_documents
+
+            self._cache["routed"] = routed_documents(read_json(self.paths["routing"]),
+                                                     list(self.queries), top)
         return self._cache["routed"]
 
     def ranked_pages(self, cond: str, top: int | None = None, variant: str = "trained",
