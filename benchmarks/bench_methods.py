@@ -39,8 +39,7 @@ def main() -> None:
     questions = [q for q in read_questions(Path("data/corpus")) if q.status == STATUS_EVALUATED]
     texts = [q.question for q in questions]
     chunks = read_jsonl("data/chunks/chunks.jsonl")
-    lookup = ChunkLookup([c["chunk_id"] for c in chunks], [c["doc"] for c in chunks],
-                         [c["page"] for c in chunks], [c["text"] for c in chunks])
+    lookup = ChunkLookup.of_chunks(chunks)
     timings = {name: r["seconds"] for name, r in read_records().items()}
     result: dict = {}
     bm25_runs = {}

@@ -56,8 +56,7 @@ def main() -> None:
     ev = params["evaluate"]
     questions = read_questions(ws / "data/corpus")
     chunks = read_jsonl(ws / "data/chunks/chunks.jsonl")
-    lookup = ChunkLookup([c["chunk_id"] for c in chunks], [c["doc"] for c in chunks],
-                         [c["page"] for c in chunks], [c["text"] for c in chunks])
+    lookup = ChunkLookup.of_chunks(chunks)
     rows: dict = {}
     not_retrained: list[str] = []
     for method in args.methods:

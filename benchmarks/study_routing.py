@@ -37,8 +37,7 @@ K = 5
 
 def rows(root: Path, pairs: list[list[str]], questions) -> dict:
     chunks = read_jsonl(root / "data/chunks/chunks.jsonl")
-    lookup = ChunkLookup([c["chunk_id"] for c in chunks], [c["doc"] for c in chunks],
-                         [c["page"] for c in chunks], [c["text"] for c in chunks])
+    lookup = ChunkLookup.of_chunks(chunks)
     per_q, out = {}, {"rows": {}, "comparisons": {}}
     for method in sorted({m for p in pairs for m in p}):
         for cond in ("standard", "oracle_doc"):

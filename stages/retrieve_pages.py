@@ -1,6 +1,7 @@
 """DVC stage: Algorithm 1 runs (page scorer's top P pages, then chunk retrieval).
 
-``python stages/retrieve_pages.py METHOD trained|untrained|hn [P] [routed]``; without P (or
+``python stages/retrieve_pages.py METHOD VARIANT [P] [routed]`` (a variant of
+fingap.steps.page_variants: trained, untrained, hn, hn_windows_maxp, ...); without P (or
 with ""), page_scorer.P; ``routed``: the standard condition searches only the pages of the
 route_docs stage's routing.top_docs documents.
 """
@@ -29,7 +30,7 @@ def main(method: str, variant: str, p_override: str = "", routed: str = "") -> N
                           Path(f"data/runs/{method}"), Path(f"reports/page_ranking/{method}.json"),
                           Path("data/cache/embeddings.sqlite"),
                           Path("data/routing/ranking.json") if routed else None,
-                          routing.get("top_docs"))
+                          routing.get("top_docs"), v.aggregate)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ import yaml
 from .conftest import append_statement_page, make_corpus
 
 REPO = Path(__file__).resolve().parents[1]
+E2E_CHUNK = {"size": 16, "overlap": 4}  # the tiny corpus's chunking: several chunks a page
 
 
 def _run(cmd: list[str], cwd: Path, env: dict) -> str:
@@ -45,11 +46,13 @@ def project(tmp_path_factory):
     params["folds"]["n_folds"] = 3  # the tiny corpus has 3 documents with questions
     params["page_scorer_train"].update(epochs=2, batch_size=2, max_seq_length=64)
     params["page_scorer_hn"].update(epochs=2)
+    params["page_windows"].update(epochs=2, overlap=16)  # windows of 62 tokens, 46 apart
     params["reranker_train"].update(epochs=1, batch_size=4, max_length=64)
+    params["chunk"].update(E2E_CHUNK)
     params["children"].update(size=16, overlap=4)  # several children per tiny page
     # the real bundled LLM, with short replies: the point is the plumbing and the cache
     params["llm"].update(batch_size=4)
-    params["hyde"].update(max_new_tokens=12)
+    params["hyde"].update(max_new_tokens=12, subquery_max_new_tokens=24)
     params["generate"].update(max_new_tokens=8)
     (proj / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
     env = dict(os.environ)
@@ -175,6 +178,9 @@ def test_tables_have_their_rows(project):
                 "| Hard-negative page scorer, ordered by page score |",
                 "| Page-level hybrid, hard-negative scorer |",
                 "| Page scorer ensemble, ordered by page score |",
+                "| Hard-negative page scorer on whole pages, best window |",
+                "| Hard-negative page scorer on whole pages, mean of windows |",
+                "| Learned page scorer, routed to the top-D documents |",
                 "| fingap best (chosen per fold on the other folds) |",
                 "| Learned page scorer (Oracle-Page) |"):
         assert row in table
@@ -187,6 +193,10 @@ def test_tables_have_their_rows(project):
     hn = json.loads((proj / "reports/page_scorer_hn_training.json").read_text())
     assert len(hn["folds"]) == 3 and all(len(f["val_curve"]) >= 1 for f in hn["folds"])
     assert "| Epoch |" in (proj / "reports/page_scorer_hn.md").read_text()
+    hnw = json.loads((proj / "reports/page_scorer_hn_windows_training.json").read_text())
+    assert len(hnw["folds"]) == 3 and hnw["windows"] == {"overlap": 16, "normalise": True}
+    windows = json.loads((proj / "data/page_index/hn_windows/stats.json").read_text())
+    assert windows["windows"]["n_windows"] >= windows["n_pages"] == 10
     assert "## P ablation" in table and "| 5 |" in table
     assert "Paired bootstrap 95% confidence intervals" in table
     assert (proj / "reports/plots/by_question_type.png").stat().st_size > 1000
@@ -240,6 +250,24 @@ def test_every_stage_records_its_wall_time(project):
         sum(v["seconds"] for v in summary["stages"].values()), abs=0.01)
 
 
+def _would_rerun(proj: Path, env: dict) -> set[str]:
+    """The stages `dvc repro` would run now: each stage `dvc status` lists (but corpus, which
+    re-hashes the corpus on every repro and leaves its outputs be) and every stage downstream
+    of one in DVC's own graph. This is DVC's rule, without paying for the runs (the queued
+    sweep below runs a partial repro for real)."""
+    import networkx as nx
+    from dvc.repo import Repo
+
+    changed = set(json.loads(_run(["dvc", "status", "--json"], proj, env))) - {"corpus"}
+    with Repo(str(proj)) as repo:
+        graph = repo.index.graph  # edges point from a stage to the stages it reads from
+        by_name = {s.name: s for s in graph}
+        out = set(changed)
+        for name in changed:
+            out |= {s.name for s in nx.ancestors(graph, by_name[name])}
+    return out
+
+
 def test_repro_again_reruns_nothing_and_deps_are_exact(project):
     proj, env, _ = project
     log = _run(["dvc", "repro"], proj, env)
@@ -249,31 +277,38 @@ def test_repro_again_reruns_nothing_and_deps_are_exact(project):
     assert summary["stages"]["corpus"]["cached"] is False
     assert summary["stages"]["chunk"]["cached"] is True
     assert _changed_stages(_run(["dvc", "status"], proj, env)) <= {"corpus"}
+    assert _would_rerun(proj, env) == set()
     try:
         # chunk.size reruns chunking and what follows, never extraction or training
-        _set_params(proj, chunk={"size": 16, "overlap": 4})  # tiny pages: more chunks
-        ran = _reran(_run(["dvc", "repro"], proj, env))
+        _set_params(proj, chunk={"size": 1024, "overlap": 128})
+        ran = _would_rerun(proj, env)
         assert {"chunk", "index@dense", "index@bm25", "retrieve_pages@page_scorer"} <= ran
         assert not ran & {"extract", "folds", "train_page_scorer", "train_reranker",
                           "train_page_scorer_hn", "page_index@trained", "page_index@untrained",
-                          "page_index@hn"}
-        # each change below starts from the previous one's up-to-date state (a revert would
-        # cost a repro each); the finally block restores every param at once
+                          "page_index@hn", "route_docs", "hyde", "tables"}
+        _set_params(proj, chunk=E2E_CHUNK)
         # a BM25 parameter never reruns the dense stages
         _set_params(proj, bm25={"k1": 1.2})
-        ran = _reran(_run(["dvc", "repro"], proj, env))
+        ran = _would_rerun(proj, env)
         assert {"index@bm25", "retrieve@bm25", "retrieve_zoo@hybrid"} <= ran
         assert not ran & {"index@dense", "retrieve@dense", "retrieve_pages@page_scorer",
-                          "train_page_scorer_hn"}
-        # (a page_scorer.P change is checked on the queued sweep's run of P=10, below)
+                          "train_page_scorer_hn", "chunk"}
+        _set_params(proj, bm25={"k1": 1.5})
+        # a routing weight reruns the routed rows only
+        _set_params(proj, routing={"top_docs": 2})
+        ran = _would_rerun(proj, env)
+        assert {"retrieve_pages_routed@page_scorer_routed",
+                "retrieve_zoo@page_scorer_hn_page_order_routed"} <= ran
+        assert not ran & {"route_docs", "retrieve_pages@page_scorer",
+                          "retrieve_zoo@page_scorer_hn_page_order"}
+        # (a page_scorer.P change is run for real by the queued sweep, below)
     finally:
-        # params back as they were; the next test's forced rerun rebuilds every output
-        _set_params(proj, chunk={"size": 1024, "overlap": 128}, bm25={"k1": 1.5})
+        _set_params(proj, chunk=E2E_CHUNK, bm25={"k1": 1.5}, routing={"top_docs": 1})
+    assert _would_rerun(proj, env) == set()
 
 
 def test_forced_rerun_is_byte_identical(project):
-    """After the param round trips above, `dvc repro --force` reruns every stage and gives
-    the first run's bytes."""
+    """`dvc repro --force` reruns every stage and gives the first run's bytes."""
     proj, env, _ = project
     _run(["dvc", "repro", "--force"], proj, env)
     for src, name in FIRST_RUN.items():

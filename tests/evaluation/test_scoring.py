@@ -44,3 +44,10 @@ def test_question_without_hits_scores_zero():
 def test_stale_chunk_id_is_an_error():
     with pytest.raises(KeyError, match="stale run"):
         score_run([_q("q1", "A", [1])], {"q1": [("A9", 1.0)]}, LOOKUP, k=5)
+
+
+def test_chunk_lookup_of_the_chunk_stage_records():
+    from fingap.evaluation.scoring import ChunkLookup
+
+    lookup = ChunkLookup.of_chunks([{"chunk_id": "c1", "doc": "D", "page": 3, "text": "x"}])
+    assert lookup["c1"] == ("D", 3, "x")

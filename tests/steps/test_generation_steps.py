@@ -19,10 +19,13 @@ class EchoLLM(LLM):
 
     def __init__(self):
         self.calls = 0
+        self.budgets: dict[str, set[int]] = {}  # reply kind -> max_new_tokens asked
 
     def generate(self, messages, max_new_tokens, temperature, seed):
         self.calls += 1
         user = messages[-1]["content"]
+        kind = "subqueries" if "search queries" in user else "other"
+        self.budgets.setdefault(kind, set()).add(max_new_tokens)
         if "Passage:" in user or "search queries" in user:
             return "1. revenue 2022\n2. net income 2022" if "search" in user else "Revenue was 5."
         return "The answer is $1,577 million." if "capex" in user else "unknown"
@@ -119,13 +122,15 @@ def test_run_hyde_and_the_vectors_it_feeds(tmp_path, monkeypatch):
     monkeypatch.setattr(hyde_steps, "open_llm",
                         lambda p, path: CachedLLM(inner, path, backend_id="fake"))
     params = {"llm": {}, "hyde": {"temperature": 0.7, "max_new_tokens": 20, "seed": 1,
-                                  "n_subqueries": 2, "multi_hyde_mode": "mean"}}
+                                  "n_subqueries": 2, "multi_hyde_mode": "mean",
+                                  "subquery_max_new_tokens": 30}}
     report = hyde_steps.run_hyde(params, tmp_path / "questions.jsonl", tmp_path / "hyde",
                                  tmp_path / "c.sqlite", tmp_path / "hyde.json")
     # 2 HyDE passages + 2 sub-query lists + 4 Multi-HyDE passages, but both questions get the
     # same two sub-queries (same text, same seed), so the cache sends only 2 of those 4
     assert report["llm_requests"] == 8 and report["llm_calls"] == 6
     assert report["hyde_failed"] == 0
+    assert inner.budgets == {"subqueries": {30}, "other": {20}}  # each its own budget
     multi = read_jsonl(tmp_path / "hyde" / "multi_hyde.jsonl")
     assert multi[0]["subqueries"] == ["revenue 2022", "net income 2022"]
     rerun = hyde_steps.run_hyde(params, tmp_path / "questions.jsonl", tmp_path / "hyde",

@@ -185,3 +185,27 @@ def test_run_train_hn_tiny_end_to_end(tmp_path):
     assert json.loads((tmp_path / "r.json").read_text())["config"]["mine_with"] == "bm25"
     md = render_epochs_report(report, "Tiny")
     assert md.startswith("# Tiny") and "| Epoch |" in md and md.count("\n| 2 |") == 2
+
+
+def test_whole_pages_take_the_evidence_window_as_positive_and_every_window_as_negative():
+    from fingap.retrieval.page_windows import WindowConfig
+    from fingap.steps.page_scorer_hn import _WholePages
+    from fingap.training.page_scorer import TrainConfig
+
+    filler = " ".join(f"word{i}" for i in range(40))
+    pages = {("D", 0): f"{filler} Capital expenditure was $1,577 million in 2022.",
+             ("D", 1): "Dividends were $0.42 per share.", ("E", 0): "Other filing."}
+    whole = _WholePages(pages, TrainConfig(max_seq_length=24, precision="fp32"),
+                        WindowConfig(overlap=4))
+    windows = whole.windows(("D", 0))
+    assert len(windows) >= 3 and "word0" in windows[0] and "1,577" not in windows[0]
+    q = _q("q", "D", [0], "Capital expenditure was $1,577 million", "What was capex?")
+    [(qid, question, positive, key)] = whole.positives([("q", "What was capex?", "x", ("D", 0))],
+                                                       [q])
+    assert (qid, question, key) == ("q", "What was capex?", ("D", 0))
+    assert "1,577" in positive and positive == windows[-1]
+    pool = whole.pool([("D", 0), ("D", 1)])
+    assert [k for _, k in pool] == [("D", 0)] * len(windows) + [("D", 1)]
+    val = whole.validation([q], "MRR@20", 2)
+    assert set(val.corpus) == {f"D#0#w{i}" for i in range(len(windows))} | {"D#1#w0"}
+    assert val.relevant == {"q": {f"D#0#w{i}" for i in range(len(windows))}}

@@ -116,6 +116,7 @@ NUMERIC_DOMAINS: dict[str, Domain] = {
     "page_scorer_hn.mine_top": _COUNT, "page_scorer_hn.negatives_per_pair": Domain(int, 0),
     "page_scorer_hn.false_negative_recall": Domain(float, 0, 1, low_open=True),
     "page_scorer_hn.seed": _SEED,
+    "page_windows.overlap": Domain(int, 0), "page_windows.epochs": _COUNT,
     "page_scorer.P": _COUNT, "retrieve.k": _COUNT,
     "routing.cover_pages": _COUNT, "routing.keep": _COUNT, "routing.top_docs": _COUNT,
     **{f"routing.weights.{w}": Domain(float, 0)
@@ -123,7 +124,7 @@ NUMERIC_DOMAINS: dict[str, Domain] = {
     "llm.batch_size": _COUNT, "llm.batch_tokens": _COUNT, "llm.timeout": _POSITIVE,
     "llm.concurrency": _COUNT, "llm.max_retries": Domain(int, 0),
     "hyde.temperature": Domain(float, 0), "hyde.max_new_tokens": _COUNT, "hyde.seed": _SEED,
-    "hyde.n_subqueries": _COUNT,
+    "hyde.n_subqueries": _COUNT, "hyde.subquery_max_new_tokens": _COUNT,
     "generate.k": _COUNT, "generate.max_new_tokens": _COUNT,
     "generate.context_words_per_chunk": Domain(int, 1, nullable=True),
     "evaluate.k": _COUNT, "evaluate.bootstrap_resamples": Domain(int, 100),

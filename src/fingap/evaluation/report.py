@@ -35,6 +35,9 @@ DISPLAY = {
     "page_ensemble_page_order": "Page scorer ensemble, ordered by page score",
     "fingap_best": "fingap best (chosen per fold on the other folds)",
     "page_scorer_untrained_routed": "Untrained page scorer, routed to the top-D documents",
+    "page_scorer_routed": "Learned page scorer, routed to the top-D documents",
+    "page_scorer_hn_windows_maxp": "Hard-negative page scorer on whole pages, best window",
+    "page_scorer_hn_windows_mean": "Hard-negative page scorer on whole pages, mean of windows",
     "page_scorer_hn_page_order_routed": "Hard-negative page scorer, page order, routed to the "
                                         "top-D documents",
 }

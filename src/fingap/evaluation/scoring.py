@@ -19,6 +19,12 @@ class ChunkLookup:
                  texts: Sequence[str]):
         self._rows = {c: (d, p, t) for c, d, p, t in zip(ids, docs, pages, texts, strict=True)}
 
+    @classmethod
+    def of_chunks(cls, chunks: Sequence[dict]) -> ChunkLookup:
+        """From the chunk stage's records (chunk_id, doc, page, text)."""
+        return cls([c["chunk_id"] for c in chunks], [c["doc"] for c in chunks],
+                   [c["page"] for c in chunks], [c["text"] for c in chunks])
+
     def __getitem__(self, chunk_id: str) -> tuple[str, int, str]:
         try:
             return self._rows[chunk_id]

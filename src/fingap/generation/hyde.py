@@ -181,13 +181,14 @@ def multi_hyde_for_questions(
     temperature: float = TEMPERATURE,
     max_new_tokens: int = PASSAGE_TOKENS,
     errors: dict[str, str] | None = None,
+    subquery_max_new_tokens: int = SUBQUERY_TOKENS,
 ) -> dict[str, MultiHyDE]:
     """Multi-HyDE for every question in two batched rounds: all sub-query lists, then all
     passages. Failures fall back to the question (sub-queries) or the sub-query (passages)."""
     qids = list(questions)
     lists = llm.generate_many([
         Request(_messages(SUBQUERY_TEMPLATE.format(n=n, question=questions[q])),
-                SUBQUERY_TOKENS, temperature, seed) for q in qids])
+                subquery_max_new_tokens, temperature, seed) for q in qids])
     subqueries = {}
     for qid, res in zip(qids, lists, strict=True):
         if res.error is not None and errors is not None:

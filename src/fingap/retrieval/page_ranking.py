@@ -144,20 +144,31 @@ def encode_queries(model_path: str, texts: Sequence[str], max_seq_length: int, p
 def rank_pages(index_dir: Path, questions: Sequence[Question], model_of: Mapping[str, str],
                model_paths: Mapping[str, str], max_seq_length: int, precision: str, cond: str,
                top: int, cache_path: Path | None = None,
-               routed: Mapping[str, Sequence[str]] | None = None) -> dict:
+               routed: Mapping[str, Sequence[str]] | None = None,
+               aggregate: str = "maxp") -> dict:
     """Ranked pages per question. ``model_of[qid]`` names the model that scores it and its page
     matrix ``index_dir/<name>.npy`` (``base``, or ``fold_N``: the model of the fold that held
     the question's document out); ``model_paths[name]`` is where that model lives. With
     ``cache_path`` the query embeddings go through the embedding cache (``encode_queries``).
-    ``routed[qid]``: the documents the router kept for a question (standard condition only)."""
+    ``routed[qid]``: the documents the router kept for a question (standard condition only).
+    A windowed index (``window_page.npy`` beside the matrices) scores each page from its
+    windows, by ``aggregate`` (maxp or mean)."""
+    from .page_windows import WindowPageIndex
+
     keys = [tuple(k) for k in read_json(index_dir / "keys.json")]
+    windowed = (index_dir / "window_page.npy").exists()
+    if windowed:
+        window_page = np.load(index_dir / "window_page.npy")
+        window_tokens = np.load(index_dir / "window_tokens.npy")
     rows = PageRows(keys)
     groups: dict[str, list[Question]] = {}
     for q in questions:
         groups.setdefault(model_of[q.id], []).append(q)
     out = {}
     for name, qs in sorted(groups.items()):
-        index = PageIndex(keys, np.load(index_dir / f"{name}.npy"))
+        emb = np.load(index_dir / f"{name}.npy")
+        index = (WindowPageIndex(keys, emb, window_page, window_tokens, aggregate) if windowed
+                 else PageIndex(keys, emb))
         qv = encode_queries(model_paths[name], [q.question for q in qs], max_seq_length,
                             precision, cache_path)
         for q, v in zip(qs, qv, strict=True):

@@ -29,15 +29,20 @@ CHUNK_METHODS = ("bm25", "dense")
 BEST = "fingap_best"
 RUNS = Path("data/runs")
 BEST_SELECTION = Path("reports/best_selection.json")
-# zoo methods that read LLM passages made for the evaluated questions only, a per-fold
-# trained reranker, or weights these machines lack
+# zoo methods that read LLM passages or document routings made for the evaluated questions
+# only, a per-fold trained reranker, or weights these machines lack
 _NOT_AD_HOC = {"hyde", "multi_hyde", "dense_multi_hyde_reranker", "page_scorer_multi_hyde",
-               "dense_reranker", "page_scorer_reranker", "bge_m3_all_three"}
+               "dense_reranker", "page_scorer_reranker", "bge_m3_all_three",
+               "page_scorer_hn_page_order_routed"}
 PAGE_METHODS = {
     # Algorithm 1 (the retrieve_pages stage): dense chunks on the page scorer's top-P pages
     "page_scorer": lambda c, cond: c.page_scorer_run(cond, c.k),
     "page_scorer_hn": lambda c, cond: c.page_scorer_run(
         cond, c.k, ranked=c.ranked_pages(cond, variant="hn")),
+    # the whole-page scorer (the retrieve_pages_windows stage)
+    **{f"page_scorer_hn_windows_{how}": (lambda c, cond, how=how: c.page_scorer_run(
+        cond, c.k, ranked=c.ranked_pages(cond, variant=f"hn_windows_{how}")))
+       for how in ("maxp", "mean")},
 } | {name: fn for name, fn in METHODS.items() if name not in _NOT_AD_HOC}
 FOLDED = ("page_", "fingap_best")  # methods whose models are per fold
 

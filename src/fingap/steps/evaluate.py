@@ -60,8 +60,7 @@ def run_evaluate(params: dict, corpus_out: Path, chunks_path: Path, runs_dir: Pa
          "reason": failed.get(q.doc, "PDF not in the corpus")}
         for q in questions if q.status != corpus_mod.STATUS_EVALUATED))
     chunks = read_jsonl(chunks_path)
-    lookup = ChunkLookup([c["chunk_id"] for c in chunks], [c["doc"] for c in chunks],
-                         [c["page"] for c in chunks], [c["text"] for c in chunks])
+    lookup = ChunkLookup.of_chunks(chunks)
     metrics: dict = {}
     per_question: dict[tuple[str, str], list[dict]] = {}
     by_qtype: dict = {}

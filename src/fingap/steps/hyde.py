@@ -33,6 +33,8 @@ def validate_hyde(params: dict) -> dict:
     return {
         "temperature": float(temperature),
         "max_new_tokens": require_int(params, "hyde", "max_new_tokens", minimum=1),
+        "subquery_max_new_tokens": require_int(params, "hyde", "subquery_max_new_tokens",
+                                               minimum=1),
         "seed": require_int(params, "hyde", "seed"),
         "n_subqueries": require_int(params, "hyde", "n_subqueries", minimum=1),
         "multi_hyde_mode": require_choice(params, "hyde", "multi_hyde_mode", MULTI_HYDE_MODES),
@@ -53,8 +55,9 @@ def run_hyde(params: dict, questions_path: Path, out_dir: Path, cache_path: Path
         passages = hyde_for_questions(llm, queries, errors=hyde_errors, **gen)
         t_hyde = time.perf_counter() - t0
         multi_errors: dict[str, str] = {}
-        multi = multi_hyde_for_questions(llm, queries, n=hp["n_subqueries"], errors=multi_errors,
-                                         **gen)
+        multi = multi_hyde_for_questions(
+            llm, queries, n=hp["n_subqueries"], errors=multi_errors,
+            subquery_max_new_tokens=hp["subquery_max_new_tokens"], **gen)
         seconds = time.perf_counter() - t0
         stats = llm.stats
     write_jsonl(out_dir / "hyde.jsonl", (

@@ -23,6 +23,7 @@ from ..retrieval.page_ranking import (
     reciprocal_rank,
 )
 from ..retrieval.page_then_chunk import page_then_chunk
+from ..retrieval.page_windows import WindowConfig, windowed_pages
 from ..training.folds import (
     assign_folds,
     check_folds,
@@ -70,13 +71,13 @@ def run_train(params: dict, corpus_out: Path, pages_path: Path, folds_path: Path
 
 # ---------------------------------------------------------------- page index
 def run_page_index(variant: str, train_params: dict, pages_path: Path, models_dir: Path,
-                   folds_path: Path, out_dir: Path) -> dict:
+                   folds_path: Path, out_dir: Path, windows: WindowConfig | None = None) -> dict:
     """Embed every page with each fold's model (``trained``) or once with the base model
-    (``untrained``: the same pipeline without fine-tuning)."""
+    (``untrained``: the same pipeline without fine-tuning). With ``windows``, every window of
+    every page (``window_page.npy`` and ``window_tokens.npy`` map the rows to pages)."""
     cfg = TrainConfig.from_params(train_params)
     pages = read_page_texts(pages_path)
     keys = sorted(pages)
-    texts = [page_text(pages[k], cfg.max_chars) for k in keys]
     out_dir.mkdir(parents=True, exist_ok=True)
     write_json(out_dir / "keys.json", [list(k) for k in keys])
     stats: dict = {"variant": variant, "n_pages": len(keys), "encode": []}
@@ -88,6 +89,18 @@ def run_page_index(variant: str, train_params: dict, pages_path: Path, models_di
                   for i in range(n)}
     else:
         raise ParamError(f"unknown page index variant {variant!r}")
+    if windows is None:
+        texts = [page_text(pages[k], cfg.max_chars) for k in keys]
+    else:
+        # every fold model keeps the base model's tokenizer, so the windows are the same
+        texts, window_page, window_tokens = windowed_pages(
+            pages, keys, next(iter(models.values())).tokenizer, cfg.max_seq_length, windows)
+        for name, arr in (("window_page", window_page), ("window_tokens", window_tokens)):
+            with atomic_path(out_dir / f"{name}.npy") as tmp, open(tmp, "wb") as fh:
+                np.save(fh, arr)
+        stats["windows"] = {"n_windows": len(texts), "overlap": windows.overlap,
+                            "normalise": windows.normalise,
+                            "windows_per_page": round(len(texts) / max(len(keys), 1), 2)}
     for name, model in models.items():
         t0 = time.perf_counter()
         emb = encode_pages(model, texts, cfg.precision)
@@ -95,8 +108,11 @@ def run_page_index(variant: str, train_params: dict, pages_path: Path, models_di
         with atomic_path(out_dir / f"{name}.npy") as tmp, open(tmp, "wb") as fh:
             np.save(fh, emb)
         stats["encode"].append({"model": name, "seconds": round(dt, 1),
-                                "pages_per_s": round(len(texts) / dt, 2)})
-        log.info("page index %s/%s: %d pages in %.0fs", variant, name, len(texts), dt)
+                                "pages_per_s": round(len(keys) / dt, 2)})
+        if windows is not None:
+            stats["encode"][-1]["windows_per_s"] = round(len(texts) / dt, 2)
+        log.info("page index %s/%s: %d pages (%d texts) in %.0fs", variant, name, len(keys),
+                 len(texts), dt)
     write_json(out_dir / "stats.json", stats)
     return stats
 
@@ -106,11 +122,12 @@ def run_page_retrieve(method: str, variant: str, P: int, params: dict, train_par
                       chunks_path: Path, folds_path: Path, models_dir: Path, index_dir: Path,
                       dense_index: Path, out_dir: Path, report_path: Path,
                       cache_path: Path | None = None, routing_path: Path | None = None,
-                      top_docs: int | None = None) -> dict:
+                      top_docs: int | None = None, aggregate: str = "maxp") -> dict:
     """Algorithm 1 runs of one method (a page index variant and a P) under every condition;
     query embeddings go through the embedding cache at ``cache_path``. With ``routing_path``
     (the route_docs stage's ranking) the standard condition ranks only the pages of each
-    question's ``top_docs`` routed documents; the oracle conditions already name theirs."""
+    question's ``top_docs`` routed documents; the oracle conditions already name theirs.
+    ``aggregate``: how a windowed page index scores a page (maxp or mean)."""
     from ..retrieval.conditions import allowed_rows
     from ..retrieval.loading import load_retriever
     from .retrieve import validate_retrieve
@@ -145,7 +162,7 @@ def run_page_retrieve(method: str, variant: str, P: int, params: dict, train_par
     for cond in conditions:
         ranked = rank_pages(index_dir, questions, model_of, model_paths, cfg.max_seq_length,
                             cfg.precision, cond, max(P, 20), cache_path,
-                            routed if cond == "standard" else None)
+                            routed if cond == "standard" else None, aggregate)
         allowed = allowed_rows(cond, questions, [d for d, _ in chunk_keys],
                                [p for _, p in chunk_keys])
         run = page_then_chunk(ranked, P, retriever, queries, k, chunk_keys, allowed)

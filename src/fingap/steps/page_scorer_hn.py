@@ -23,6 +23,7 @@ from ..core.params import ParamError
 from ..ingestion.corpus import read_questions
 from ..ingestion.extract import read_page_texts
 from ..retrieval.page_ranking import encode_pages, load_bi_encoder, page_text
+from ..retrieval.page_windows import Window, WindowConfig, best_window
 from ..training.folds import fold_metadata, fold_training_record, fold_training_sets
 from ..training.hard_negatives import (
     MINERS,
@@ -115,27 +116,82 @@ class _Miner:
         return rank_by_scores(keys, lambda q: scores[q.id])
 
 
+class _WholePages:
+    """The scorer's view of whole pages: each page's windows (computed once), a pair's
+    positive as its gold page's window sharing most words with that page's gold evidence, and
+    every window of a mined page in the pair's negative pool."""
+
+    def __init__(self, pages: dict, train: TrainConfig, windows: WindowConfig):
+        from transformers import AutoTokenizer
+
+        from ..core.models import ensure_offline, resolve_model
+
+        ensure_offline()
+        self.pages, self.train, self.cfg = pages, train, windows
+        self.tokenizer = AutoTokenizer.from_pretrained(resolve_model(train.model))
+        self._windows: dict = {}
+
+    def windows(self, key) -> list[str]:
+        if key not in self._windows:
+            self._windows[key] = [w.text for w in self.cfg.windows(
+                self.pages[key], self.tokenizer, self.train.max_seq_length)]
+        return self._windows[key]
+
+    def positives(self, pairs: list, questions: list) -> list:
+        by_id = {q.id: q for q in questions}
+        out = []
+        for qid, question, _, key in pairs:
+            evidence = " ".join(e.text for e in by_id[qid].evidence if (e.doc, e.page) == key)
+            ws = self.windows(key)
+            best = best_window([Window(t, 0) for t in ws], evidence)
+            out.append((qid, question, ws[best], key))
+        return out
+
+    def pool(self, keys) -> list[tuple[str, tuple]]:
+        return [(t, k) for k in keys for t in self.windows(k)]
+
+    def validation(self, questions: list, metric: str, patience: int | None) -> Validation:
+        docs = {q.doc for q in questions}
+        return Validation.of_windows(
+            questions, {k: self.windows(k) for k in self.pages if k[0] in docs}, metric, patience)
+
+
 def run_train_hn(train_params: dict, hn_params: dict, corpus_out: Path, pages_path: Path,
                  folds_path: Path, mining_models: Path, mining_index: Path, models_dir: Path,
                  report_path: Path, eval_epochs: list[int] | None = None,
-                 report_to: tuple[str, ...] = ()) -> dict:
+                 report_to: tuple[str, ...] = (), windows: WindowConfig | None = None,
+                 epochs: int | None = None) -> dict:
     """``eval_epochs``: validate only after these epochs (the epochs study of
     benchmarks/study_hard_negatives.py); default every epoch. ``report_to``: the trainer's
-    integrations (``("mlflow",)``: a nested run per fold)."""
+    integrations (``("mlflow",)``: a nested run per fold). ``windows``: train on whole pages
+    (fingap.retrieval.page_windows) instead of each page's first max_chars characters, for at
+    most ``epochs`` epochs (default page_scorer_hn.epochs); mining is the same."""
     cfg = HardNegativeConfig.from_params(hn_params)
+    if epochs is not None:
+        if not isinstance(epochs, int) or epochs < 1:
+            raise ParamError(f"epochs must be an integer >= 1, got {epochs!r}")
+        cfg.epochs = epochs
     train = TrainConfig.from_params({**train_params, "epochs": cfg.epochs})
     pages = read_page_texts(pages_path)
     miner = _Miner(cfg, train, pages, mining_models, mining_index)
+    whole = _WholePages(pages, train, windows) if windows is not None else None
     report: dict = {"config": asdict(cfg), "train_config": vars(train), "folds": []}
+    if windows is not None:
+        report["windows"] = asdict(windows)
     for f, train_q in fold_training_sets(read_json(folds_path), read_questions(corpus_out)):
         fold = f["fold"]
         fit_q, val_q = split_validation(train_q, cfg.val_fraction, cfg.seed + fold)
         negatives, counts = mine_negatives(fit_q, miner.ranker(fold, fit_q), pages, cfg.mine_top,
                                            cfg.false_negative_recall)
         pairs = training_pairs(fit_q, pages, train.max_chars)
-        pools = [[(page_text(pages[k], train.max_chars), k) for k in negatives[qid]]
-                 for qid, _, _, _ in pairs]
-        validation = Validation.of(val_q, pages, train.max_chars, cfg.metric, cfg.patience)
+        if whole is None:
+            pools = [[(page_text(pages[k], train.max_chars), k) for k in negatives[qid]]
+                     for qid, _, _, _ in pairs]
+            validation = Validation.of(val_q, pages, train.max_chars, cfg.metric, cfg.patience)
+        else:
+            pairs = whole.positives(pairs, fit_q)
+            pools = [whole.pool(negatives[qid]) for qid, _, _, _ in pairs]
+            validation = whole.validation(val_q, cfg.metric, cfg.patience)
         model, res = train_bi_encoder(
             pairs, train, seed=train.seed + fold, negatives=pools,
             negatives_per_pair=cfg.negatives_per_pair,

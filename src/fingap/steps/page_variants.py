@@ -2,6 +2,8 @@
 
 ``mode`` is how page_scorer_steps treats it: ``trained`` (one model per fold, each question
 scored by its held-out fold's model) or ``untrained`` (the base model for every question).
+``windows``: the scorer reads every page as token windows (fingap.retrieval.page_windows), and
+``aggregate`` turns a page's window scores into its score.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ class PageVariant(NamedTuple):
     mode: str
     models: Path
     index: Path
+    windows: bool = False
+    aggregate: str = "maxp"
 
 
 VARIANTS = {
@@ -24,6 +28,15 @@ VARIANTS = {
                              Path("data/page_index/untrained")),
     # beyond the paper: hard negatives + early stopping (fingap.steps.page_scorer_hn)
     "hn": PageVariant("trained", Path("models/page_scorer_hn"), Path("data/page_index/hn")),
+    # the hard-negative scorer trained and indexed on whole pages, as windows; its page index
+    # serves both aggregations
+    "hn_windows": PageVariant("trained", Path("models/page_scorer_hn_windows"),
+                              Path("data/page_index/hn_windows"), windows=True),
+    "hn_windows_maxp": PageVariant("trained", Path("models/page_scorer_hn_windows"),
+                                   Path("data/page_index/hn_windows"), windows=True),
+    "hn_windows_mean": PageVariant("trained", Path("models/page_scorer_hn_windows"),
+                                   Path("data/page_index/hn_windows"), windows=True,
+                                   aggregate="mean"),
 }
 
 

@@ -33,8 +33,7 @@ def run_select_best(params: dict, corpus_out: Path, chunks_path: Path, folds_pat
     check_folds(folds, all_q)
     fold_of = fold_of_question(folds)
     chunks = read_jsonl(chunks_path)
-    lookup = ChunkLookup([c["chunk_id"] for c in chunks], [c["doc"] for c in chunks],
-                         [c["page"] for c in chunks], [c["text"] for c in chunks])
+    lookup = ChunkLookup.of_chunks(chunks)
     page_rec = {m: {r["question_id"]: r["PageRec"]
                     for r in score_run(questions, read_run(runs_dir / m / "standard.json"),
                                        lookup, k)}

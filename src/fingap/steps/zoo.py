@@ -136,31 +136,40 @@ class Context:
         condition, only the pages of the question's routed documents."""
         from ..retrieval.page_ranking import fold_models, rank_pages
         from ..training.page_scorer import TrainConfig
+        from .page_variants import page_variant
 
-        if variant not in ("trained", "hn"):
-            raise ParamError(f"unknown fine-tuned page scorer {variant!r}")
-        suffix = "_hn" if variant == "hn" else ""
+        if variant in ("trained", "hn"):
+            suffix = "_hn" if variant == "hn" else ""
+            models, index, aggregate = (self.paths["page_models" + suffix],
+                                        self.paths["page_index" + suffix], "maxp")
+        else:  # the whole-page variants (hn_windows_maxp, ...)
+            v = page_variant(variant)
+            if v.mode != "trained" or not v.windows:
+                raise ParamError(f"unknown fine-tuned page scorer {variant!r}")
+            models, index, aggregate = v.models, v.index, v.aggregate
         top = top or self._P()
         routed = routed and cond == "standard"  # an oracle condition already names its pages
         key = ("ranked", cond, top, variant, routed)
         if key not in self._cache:
             cfg = TrainConfig.from_params(self.params["page_scorer_train"])
             model_of, paths = fold_models("trained", self.fold_of(), self.questions, cfg.model,
-                                          self.paths["page_models" + suffix])
-            self._cache[key] = rank_pages(self.paths["page_index" + suffix], self.questions,
-                                          model_of, paths, cfg.max_seq_length, cfg.precision,
-                                          cond, top, self.paths["cache"],
-                                          self.routed_docs() if routed else None)
+                                          models)
+            self._cache[key] = rank_pages(index, self.questions, model_of, paths,
+                                          cfg.max_seq_length, cfg.precision, cond, top,
+                                          self.paths["cache"],
+                                          self.routed_docs() if routed else None, aggregate)
         return self._cache[key]
 
     def method_pages(self, method: str, cond: str) -> dict:
         """The page ranking a page-then-chunk method drew its candidates from."""
+        if method.startswith("page_scorer_hn_windows_"):
+            return self.ranked_pages(cond, variant=method.removeprefix("page_scorer_"))
         variant = "hn" if "_hn" in method else "trained"
         if method.startswith("page_hybrid"):
             return self.hybrid_pages(cond, variant)
         if method.startswith("page_ensemble"):
             return self.ensemble_pages(cond)
-        return self.ranked_pages(cond, variant=variant)
+        return self.ranked_pages(cond, variant=variant, routed=method.endswith("_routed"))
 
     def ensemble_pages(self, cond: str) -> dict:
         """RRF of the in-batch and the hard-negative page scorers' rankings, uniform weights and

@@ -22,7 +22,7 @@ import logging
 import random
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -100,6 +100,21 @@ class Validation:
         return cls({q.id: q.question for q in questions},
                    {_key_id(k): page_text(pages[k], max_chars) for k in keys},
                    {q.id: {_key_id(k) for k in q.gold_pages} for q in questions},
+                   metric, patience)
+
+    @classmethod
+    def of_windows(cls, questions: Sequence[Question], windows: Mapping[PageKey, Sequence[str]],
+                   metric: str = "MRR@20", patience: int | None = 3) -> Validation:
+        """The same, over every window of those documents' pages (``windows[key]``: a page's
+        window texts); a window is relevant when its page is gold, so the metric is MaxP's."""
+        if metric not in VAL_METRICS:
+            raise ParamError(f"validation metric must be one of {sorted(VAL_METRICS)}: {metric!r}")
+        docs = {q.doc for q in questions}
+        keys = sorted(k for k in windows if k[0] in docs)
+        return cls({q.id: q.question for q in questions},
+                   {f"{_key_id(k)}#w{i}": t for k in keys for i, t in enumerate(windows[k])},
+                   {q.id: {f"{_key_id(k)}#w{i}" for k in q.gold_pages
+                           for i in range(len(windows.get(k, ())))} for q in questions},
                    metric, patience)
 
     def evaluator(self, batch_size: int):
