@@ -114,28 +114,33 @@ class _Handler(BaseHTTPRequestHandler):
             cls.seen[content] = attempt = cls.seen.get(content, 0) + 1
             cls.in_flight += 1
             cls.max_in_flight = max(cls.max_in_flight, cls.in_flight)
+        reply = None  # (code, payload, headers); None: drop the connection unanswered
         try:
             if content.startswith("slow"):
                 time.sleep(0.2)
             if body["model"] == "broken":
-                self._send(500, {"error": "model crashed"})
+                reply = (500, {"error": "model crashed"}, None)
             elif body["model"] == "empty":
-                self._send(200, {"choices": []})
+                reply = (200, {"choices": []}, None)
             elif content.startswith("flaky") and attempt <= 2:
-                code = 429 if attempt == 1 else 503
-                self._send(code, {"error": "busy"}, {"retry-after-ms": "10"})
-            elif content.startswith("reset") and attempt == 1:
-                self.close_connection = True  # no answer at all: the client sees a dropped line
-            else:
-                reply = f"  canned answer to {content}  "
-                self._send(200, {"id": "x", "object": "chat.completion", "created": 0,
-                                 "model": body["model"],
-                                 "choices": [{"index": 0, "finish_reason": "stop",
-                                              "message": {"role": "assistant",
-                                                          "content": reply}}]})
+                reply = (429 if attempt == 1 else 503, {"error": "busy"},
+                         {"retry-after-ms": "10"})
+            elif not (content.startswith("reset") and attempt == 1):
+                text = f"  canned answer to {content}  "
+                reply = (200, {"id": "x", "object": "chat.completion", "created": 0,
+                               "model": body["model"],
+                               "choices": [{"index": 0, "finish_reason": "stop",
+                                            "message": {"role": "assistant",
+                                                        "content": text}}]}, None)
         finally:
+            # before replying: a client at concurrency 1 sends its next request as soon as it
+            # reads this reply, which must not count as two in flight
             with cls.lock:
                 cls.in_flight -= 1
+        if reply is None:
+            self.close_connection = True  # no answer at all: the client sees a dropped line
+            return
+        self._send(*reply)
 
 
 @pytest.fixture
