@@ -23,12 +23,12 @@ def main(mode: str = "") -> None:
     name = "train_page_scorer_hn" + ("_windows" if mode else "")
     with stage(name) as params:
         hn = section(params, "page_scorer_hn")
-        HardNegativeConfig.from_params(hn)  # fail fast on a bad parameter
-        windows, epochs, extra = None, None, {}
-        if mode:
+        windows, extra = None, {}
+        if mode:  # page_scorer_hn with the whole-page scorer's own epochs
             extra = section(params, "page_windows")
             windows = WindowConfig.from_params(extra, "page_windows")
-            epochs = extra.get("epochs")
+            hn = {**hn, "epochs": extra.get("epochs", hn.get("epochs"))}
+        HardNegativeConfig.from_params(hn)  # fail fast on a bad parameter
         check_tracking(Path("."))
         train = section(params, "page_scorer_train")
         stem = "page_scorer_hn" + ("_windows" if mode else "")
@@ -39,8 +39,7 @@ def main(mode: str = "") -> None:
             report = run_train_hn(train, hn, Path("data/corpus"),
                                   Path("data/pages/pages.jsonl"), Path("data/folds.json"),
                                   Path("models/page_scorer"), Path("data/page_index/trained"),
-                                  models, report_path, report_to=("mlflow",), windows=windows,
-                                  epochs=epochs)
+                                  models, report_path, report_to=("mlflow",), windows=windows)
             log_fold_models(report, models)
         report["mlflow_run_id"] = run_id
         write_json(report_path, report)

@@ -86,11 +86,11 @@ def page_scores(window_scores: np.ndarray, window_page: np.ndarray, window_token
     raise ValueError(f"page window aggregation must be one of {AGGREGATIONS}, got {how!r}")
 
 
-def best_window(windows: Sequence[Window], evidence: str) -> int:
-    """The window sharing the most word types with ``evidence`` (the first on a tie): the
-    positive of a training pair when the scorer trains on windows."""
+def best_window(windows: Sequence[str], evidence: str) -> int:
+    """The window (by its text) sharing the most word types with ``evidence`` (the first on a
+    tie): the positive of a training pair when the scorer trains on windows."""
     want = set(re.findall(r"\w+", evidence.lower()))
-    overlap = [len(want & set(re.findall(r"\w+", w.text.lower()))) for w in windows]
+    overlap = [len(want & set(re.findall(r"\w+", w.lower()))) for w in windows]
     return int(np.argmax(overlap)) if overlap else 0
 
 

@@ -23,7 +23,7 @@ from ..core.params import ParamError
 from ..ingestion.corpus import read_questions
 from ..ingestion.extract import read_page_texts
 from ..retrieval.page_ranking import encode_pages, load_bi_encoder, page_text
-from ..retrieval.page_windows import Window, WindowConfig, best_window
+from ..retrieval.page_windows import WindowConfig, best_window
 from ..training.folds import fold_metadata, fold_training_record, fold_training_sets
 from ..training.hard_negatives import (
     MINERS,
@@ -143,7 +143,7 @@ class _WholePages:
         for qid, question, _, key in pairs:
             evidence = " ".join(e.text for e in by_id[qid].evidence if (e.doc, e.page) == key)
             ws = self.windows(key)
-            best = best_window([Window(t, 0) for t in ws], evidence)
+            best = best_window(ws, evidence)
             out.append((qid, question, ws[best], key))
         return out
 
@@ -159,18 +159,13 @@ class _WholePages:
 def run_train_hn(train_params: dict, hn_params: dict, corpus_out: Path, pages_path: Path,
                  folds_path: Path, mining_models: Path, mining_index: Path, models_dir: Path,
                  report_path: Path, eval_epochs: list[int] | None = None,
-                 report_to: tuple[str, ...] = (), windows: WindowConfig | None = None,
-                 epochs: int | None = None) -> dict:
+                 report_to: tuple[str, ...] = (), windows: WindowConfig | None = None) -> dict:
     """``eval_epochs``: validate only after these epochs (the epochs study of
     benchmarks/study_hard_negatives.py); default every epoch. ``report_to``: the trainer's
     integrations (``("mlflow",)``: a nested run per fold). ``windows``: train on whole pages
-    (fingap.retrieval.page_windows) instead of each page's first max_chars characters, for at
-    most ``epochs`` epochs (default page_scorer_hn.epochs); mining is the same."""
+    (fingap.retrieval.page_windows) instead of each page's first max_chars characters; mining
+    is the same."""
     cfg = HardNegativeConfig.from_params(hn_params)
-    if epochs is not None:
-        if not isinstance(epochs, int) or epochs < 1:
-            raise ParamError(f"epochs must be an integer >= 1, got {epochs!r}")
-        cfg.epochs = epochs
     train = TrainConfig.from_params({**train_params, "epochs": cfg.epochs})
     pages = read_page_texts(pages_path)
     miner = _Miner(cfg, train, pages, mining_models, mining_index)

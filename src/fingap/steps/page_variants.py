@@ -22,6 +22,8 @@ class PageVariant(NamedTuple):
     aggregate: str = "maxp"
 
 
+_WINDOWS = PageVariant("trained", Path("models/page_scorer_hn_windows"),
+                       Path("data/page_index/hn_windows"), windows=True)
 VARIANTS = {
     "trained": PageVariant("trained", Path("models/page_scorer"), Path("data/page_index/trained")),
     "untrained": PageVariant("untrained", Path("models/page_scorer"),
@@ -30,13 +32,9 @@ VARIANTS = {
     "hn": PageVariant("trained", Path("models/page_scorer_hn"), Path("data/page_index/hn")),
     # the hard-negative scorer trained and indexed on whole pages, as windows; its page index
     # serves both aggregations
-    "hn_windows": PageVariant("trained", Path("models/page_scorer_hn_windows"),
-                              Path("data/page_index/hn_windows"), windows=True),
-    "hn_windows_maxp": PageVariant("trained", Path("models/page_scorer_hn_windows"),
-                                   Path("data/page_index/hn_windows"), windows=True),
-    "hn_windows_mean": PageVariant("trained", Path("models/page_scorer_hn_windows"),
-                                   Path("data/page_index/hn_windows"), windows=True,
-                                   aggregate="mean"),
+    "hn_windows": _WINDOWS,
+    "hn_windows_maxp": _WINDOWS,
+    "hn_windows_mean": _WINDOWS._replace(aggregate="mean"),
 }
 
 
