@@ -48,6 +48,7 @@ def project(tmp_path_factory):
     params["page_scorer_hn"].update(epochs=2)
     params["page_windows"].update(epochs=2, overlap=16)  # windows of 62 tokens, 46 apart
     params["reranker_train"].update(epochs=1, batch_size=4, max_length=64)
+    params["page_reranker"].update(epochs=1, batch_size=4, max_length=64)
     params["chunk"].update(E2E_CHUNK)
     params["children"].update(size=16, overlap=4)  # several children per tiny page
     # the real bundled LLM, with short replies: the point is the plumbing and the cache
@@ -181,6 +182,9 @@ def test_tables_have_their_rows(project):
                 "| Hard-negative page scorer on whole pages, best window |",
                 "| Hard-negative page scorer on whole pages, mean of windows |",
                 "| Learned page scorer, routed to the top-D documents |",
+                "| Page reranker (cross-encoder) over the routed hard-negative scorer's top "
+                "pages |",
+                "| Untrained page reranker over the routed hard-negative scorer's top pages |",
                 "| fingap best (chosen per fold on the other folds) |",
                 "| Learned page scorer (Oracle-Page) |"):
         assert row in table
@@ -197,6 +201,9 @@ def test_tables_have_their_rows(project):
     assert len(hnw["folds"]) == 3 and hnw["windows"] == {"overlap": 16, "normalise": True}
     windows = json.loads((proj / "data/page_index/hn_windows/stats.json").read_text())
     assert windows["windows"]["n_windows"] >= windows["n_pages"] == 10
+    rr = json.loads((proj / "reports/page_reranker_training.json").read_text())
+    assert len(rr["folds"]) == 3 and all(f["n_positives"] >= 1 for f in rr["folds"])
+    assert [r["epoch"] for r in rr["learning_curve"]] == [1]
     assert "## P ablation" in table and "| 5 |" in table
     assert "Paired bootstrap 95% confidence intervals" in table
     assert (proj / "reports/plots/by_question_type.png").stat().st_size > 1000

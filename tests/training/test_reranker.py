@@ -108,3 +108,24 @@ def test_scores_are_the_raw_logits_of_the_seeded_sequence_classifier(precision):
     np.testing.assert_allclose(got, want, rtol=0, atol=tol * np.abs(want).max())
     if precision == "fp32":
         assert list(np.argsort(-got)) == list(np.argsort(-want))
+
+
+def test_validated_training_keeps_the_best_epoch_and_stops_without_gain():
+    from sentence_transformers.base.evaluation import BaseEvaluator
+
+    class Flat(BaseEvaluator):  # the same score every epoch: no epoch after the 1st gains
+        primary_metric = "val_mrr@2"
+
+        def __call__(self, model, output_path=None, epoch=-1, steps=-1):
+            return {"val_mrr@2": 0.5, "val_base_mrr@2": 0.25}
+
+    cfg = RerankerTrainConfig(lr=5e-4, batch_size=4, epochs=4, max_length=32, precision="fp32",
+                              warmup_ratio=0.0)
+    ex = [("dividend?", "A dividend of $0.42.", 1.0), ("dividend?", "Legal proceedings.", 0.0)]
+    _, res = train_cross_encoder(ex, cfg, seed=0, evaluator=Flat(), metric="val_mrr@2",
+                                 patience=1)
+    assert len(res.epoch_loss) == 2 and res.best_epoch == 1
+    assert res.val_curve == [{"epoch": 1, "val_mrr@2": 0.5, "val_base_mrr@2": 0.25},
+                             {"epoch": 2, "val_mrr@2": 0.5, "val_base_mrr@2": 0.25}]
+    with pytest.raises(ValueError, match="metric key"):
+        train_cross_encoder(ex, cfg, seed=0, evaluator=Flat())

@@ -40,6 +40,10 @@ DISPLAY = {
     "page_scorer_hn_windows_mean": "Hard-negative page scorer on whole pages, mean of windows",
     "page_scorer_hn_page_order_routed": "Hard-negative page scorer, page order, routed to the "
                                         "top-D documents",
+    "page_reranker_routed": "Page reranker (cross-encoder) over the routed hard-negative "
+                            "scorer's top pages",
+    "page_reranker_untrained_routed": "Untrained page reranker over the routed hard-negative "
+                                      "scorer's top pages",
 }
 # rows of the P ablation table (Annex C), not of Table 1: page_scorer_p5, page_scorer_p10, ...
 ABLATION_PREFIX = "page_scorer_p"

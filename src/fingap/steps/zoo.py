@@ -38,6 +38,7 @@ PATHS = {
     "page_models_hn": Path("models/page_scorer_hn"),
     "page_index_hn": Path("data/page_index/hn"),
     "reranker_models": Path("models/reranker"),
+    "page_reranker_models": Path("models/page_reranker"),
     "cache": Path("data/cache/embeddings.sqlite"),
     "hyde": Path("data/hyde"),
     "routing": Path("data/routing/ranking.json"),
@@ -162,6 +163,9 @@ class Context:
 
     def method_pages(self, method: str, cond: str) -> dict:
         """The page ranking a page-then-chunk method drew its candidates from."""
+        if method.startswith("page_reranker"):
+            return self.reranked_pages(cond, trained="_untrained" not in method,
+                                       routed=method.endswith("_routed"))
         if method.startswith("page_scorer_hn_windows_"):
             return self.ranked_pages(cond, variant=method.removeprefix("page_scorer_"))
         variant = "hn" if "_hn" in method else "trained"
@@ -170,6 +174,55 @@ class Context:
         if method.startswith("page_ensemble"):
             return self.ensemble_pages(cond)
         return self.ranked_pages(cond, variant=variant, routed=method.endswith("_routed"))
+
+    def reranked_pages(self, cond: str, trained: bool, routed: bool) -> dict:
+        """The hard-negative scorer's page ranking with its first ``page_reranker.candidates``
+        pages reranked by a cross-encoder over each page's best window (fingap.steps.
+        page_reranker): each question's fold reranker, or (``trained`` false) the base model
+        with a fresh seeded head, the untrained row."""
+        from ..retrieval.page_ranking import encode_queries
+        from ..retrieval.page_windows import WindowConfig
+        from ..training.page_reranker import PageRerankerConfig
+        from ..training.page_scorer import TrainConfig
+        from .page_reranker import (
+            PageWindowTexts,
+            check_reranker_fold,
+            fold_picker,
+            rerank_with_folds,
+        )
+
+        cfg = PageRerankerConfig.from_params(self.params["page_reranker"])
+        ranked = self.ranked_pages(cond, max(self._P(), cfg.candidates), "hn", routed)
+        train = TrainConfig.from_params(self.params["page_scorer_train"])
+        fold_of = self.fold_of()
+        if "page_rerank" not in self._cache:  # shared by conditions and both rows
+            from ..ingestion.extract import read_page_texts
+
+            windows_of = PageWindowTexts(read_page_texts(self.paths["pages"]), train,
+                                         WindowConfig.from_params(self.params["page_windows"],
+                                                                  "page_windows"))
+            pickers, vectors = {}, {}
+            for f in sorted(set(fold_of[q.id] for q in self.questions)):
+                mdir = self.paths["page_models_hn"] / f"fold_{f}"
+                pickers[f] = fold_picker(mdir, f, train, windows_of)
+                qs = [q for q in self.questions if fold_of[q.id] == f]
+                vectors |= dict(zip([q.id for q in qs], encode_queries(
+                    str(mdir), [q.question for q in qs], train.max_seq_length, train.precision,
+                    self.paths["cache"]), strict=True))
+            self._cache["page_rerank"] = (pickers, vectors)
+        pickers, vectors = self._cache["page_rerank"]
+
+        def scorer_of(fold: int):
+            if not trained:
+                return self._reranker(cfg.model, seed=cfg.seed, precision=cfg.precision,
+                                      max_length=cfg.max_length)
+            mdir = self.paths["page_reranker_models"] / f"fold_{fold}"
+            check_reranker_fold(mdir, fold, {q.doc for q in self.questions
+                                             if fold_of[q.id] == fold})
+            return self._reranker(str(mdir), precision=cfg.precision, max_length=cfg.max_length)
+
+        return rerank_with_folds(ranked, self.questions, fold_of, pickers, vectors, scorer_of,
+                                 cfg.candidates)
 
     def ensemble_pages(self, cond: str) -> dict:
         """RRF of the in-batch and the hard-negative page scorers' rankings, uniform weights and
@@ -299,12 +352,14 @@ class Context:
             out.update(model.rerank({q: run[q] for q in qids}, self.queries, self.texts, self.k, n))
         return out
 
-    def _reranker(self, model: str, seed: int = 0):
-        """A reranker, loaded once per stage (not once per condition)."""
+    def _reranker(self, model: str, seed: int = 0, precision: str | None = None,
+                  max_length: int | None = None):
+        """A reranker, loaded once per stage (not once per condition); ``precision`` and
+        ``max_length`` override the ``reranker`` section's (the page reranker has its own)."""
         from ..retrieval.bge import FlagRerankerAdapter, is_bge_reranker
         from ..retrieval.reranking import CrossEncoderReranker
 
-        key = ("reranker", model, seed)
+        key = ("reranker", model, seed, precision, max_length)
         if key in self._cache:
             return self._cache[key]
         rp = self.params["reranker"]
@@ -312,9 +367,10 @@ class Context:
             reranker = FlagRerankerAdapter(model, max_length=int(rp.get("max_length", 512)),
                                            batch_size=int(rp.get("batch_size", 32)))
         else:
-            reranker = CrossEncoderReranker(model, max_length=int(rp.get("max_length", 256)),
-                                            batch_size=int(rp.get("batch_size", 32)),
-                                            precision=rp.get("precision", "bf16"), seed=seed)
+            reranker = CrossEncoderReranker(
+                model, max_length=max_length or int(rp.get("max_length", 256)),
+                batch_size=int(rp.get("batch_size", 32)),
+                precision=precision or rp.get("precision", "bf16"), seed=seed)
         self._cache[key] = reranker
         return reranker
 
@@ -392,6 +448,11 @@ METHODS: dict[str, Callable[[Context, str], Run]] = {
     "page_ensemble": lambda c, cond: c.page_scorer_run(cond, c.k, ranked=c.ensemble_pages(cond)),
     "page_ensemble_page_order": lambda c, cond: c.page_scorer_final(
         cond, "page_score", ranked=c.ensemble_pages(cond)),
+    # the page reranker (#14 part 3) over the routed hard-negative scorer, page order
+    "page_reranker_routed": lambda c, cond: c.page_scorer_final(
+        cond, "page_score", ranked=c.reranked_pages(cond, trained=True, routed=True)),
+    "page_reranker_untrained_routed": lambda c, cond: c.page_scorer_final(
+        cond, "page_score", ranked=c.reranked_pages(cond, trained=False, routed=True)),
     "bge_m3_all_three": lambda c, cond: _bge_m3_all_three(c, cond),
     "hyde": lambda c, cond: c.hyde_run("hyde", c.k, c.allowed(cond)),
     "multi_hyde": lambda c, cond: c.hyde_run("multi_hyde", c.k, c.allowed(cond)),

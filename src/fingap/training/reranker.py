@@ -56,6 +56,8 @@ class RerankerTrainResult:
     seconds: float = 0.0
     n_examples: int = 0
     n_steps: int = 0
+    val_curve: list[dict] = field(default_factory=list)  # per epoch, when validated
+    best_epoch: int | None = None
 
 
 def hard_negatives(q: Question, doc_pages: Mapping[int, str], n: int) -> list[int]:
@@ -92,12 +94,17 @@ def training_examples(questions: Sequence[Question], pages: Mapping[tuple[str, i
     return out
 
 
-def train_cross_encoder(examples: Sequence[tuple[str, str, float]], cfg: RerankerTrainConfig,
-                        seed: int, max_steps: int | None = None, report_to: Sequence[str] = (),
-                        run_name: str | None = None):
+def train_cross_encoder(examples: Sequence[tuple[str, str, float]], cfg, seed: int,
+                        max_steps: int | None = None, report_to: Sequence[str] = (),
+                        run_name: str | None = None, *, evaluator=None,
+                        metric: str | None = None, patience: int | None = None):
     """Fine-tune a cross-encoder with sentence-transformers' ``CrossEncoderTrainer`` and
     ``BinaryCrossEntropyLoss`` on (question, page, 0/1) examples; returns (model, result). A
-    bi-encoder checkpoint (the bundled MiniLM) gets a fresh one-logit head, seeded."""
+    bi-encoder checkpoint (the bundled MiniLM) gets a fresh one-logit head, seeded.
+    ``cfg`` has model, max_length and the fields of ``common_arguments``. With an
+    ``evaluator`` (its key ``metric``, without the trainer's ``eval_`` prefix) the model is
+    validated after each epoch, the best epoch's weights are kept, and training stops after
+    ``patience`` epochs without gain."""
     import torch
     from datasets import Dataset
     from sentence_transformers.cross_encoder import (
@@ -106,10 +113,13 @@ def train_cross_encoder(examples: Sequence[tuple[str, str, float]], cfg: Reranke
         CrossEncoderTrainingArguments,
     )
     from sentence_transformers.cross_encoder.losses import BinaryCrossEntropyLoss
+    from transformers import EarlyStoppingCallback
     from transformers.trainer_callback import PrinterCallback
 
     from ..core.models import ensure_offline, resolve_model
 
+    if evaluator is not None and not metric:
+        raise ValueError("a validated cross-encoder needs the evaluator's metric key")
     ensure_offline()
     torch.manual_seed(seed)
     model = CrossEncoder(resolve_model(cfg.model), num_labels=1, max_length=cfg.max_length,
@@ -117,21 +127,50 @@ def train_cross_encoder(examples: Sequence[tuple[str, str, float]], cfg: Reranke
     data = Dataset.from_dict({"query": [e[0] for e in examples],
                               "page": [e[1] for e in examples],
                               "label": [float(e[2]) for e in examples]})
+    callbacks = []
+    if evaluator is None:
+        checkpoints: dict = {"save_strategy": "no"}
+    else:
+        checkpoints = dict(eval_strategy="epoch", save_strategy="epoch", save_only_model=True,
+                           save_total_limit=2, load_best_model_at_end=True,
+                           metric_for_best_model=f"eval_{metric}", greater_is_better=True)
+        if patience is not None:
+            callbacks.append(EarlyStoppingCallback(early_stopping_patience=patience))
     with tempfile.TemporaryDirectory(prefix="fingap-rerank-") as out:
         args = CrossEncoderTrainingArguments(
-            **common_arguments(cfg, seed, max_steps, report_to, run_name, out),
-            save_strategy="no")
+            **common_arguments(cfg, seed, max_steps, report_to, run_name, out), **checkpoints)
         trainer = CrossEncoderTrainer(model=model, args=args, train_dataset=data,
-                                      loss=BinaryCrossEntropyLoss(model))
+                                      loss=BinaryCrossEntropyLoss(model), evaluator=evaluator,
+                                      callbacks=callbacks)
         trainer.remove_callback(PrinterCallback)
         t0 = time.perf_counter()
         trainer.train()
         seconds = time.perf_counter() - t0
+        model = trainer.model
     model.model.eval()
     result = RerankerTrainResult(n_examples=len(examples), seconds=seconds)
     result.step_loss, result.epoch_loss = loss_curves(trainer.state.log_history)
     result.n_steps = len(result.step_loss)
+    if evaluator is not None:
+        result.val_curve = validation_curve(trainer.state.log_history, metric)
+        if result.val_curve:
+            result.best_epoch = max(result.val_curve,
+                                    key=lambda r: (r[metric], -r["epoch"]))["epoch"]
     return model, result
+
+
+def validation_curve(history: Sequence[dict], metric: str) -> list[dict]:
+    """Per validated epoch, every ``eval_*`` metric of that row without its prefix (the
+    trainer's own loss and timing rows left out)."""
+    out = []
+    for row in history:
+        if f"eval_{metric}" in row:
+            out.append({"epoch": round(float(row["epoch"])),
+                        **{k.removeprefix("eval_"): round(float(v), 5) for k, v in row.items()
+                           if k.startswith("eval_") and not k.startswith(("eval_runtime",
+                                                                          "eval_samples",
+                                                                          "eval_steps"))}})
+    return out
 
 
 def save_cross_encoder(model, directory: Path) -> None:

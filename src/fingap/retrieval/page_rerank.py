@@ -1,0 +1,63 @@
+"""A page reranker over a page scorer's top pages (#14 part 3).
+
+A cross-encoder reads 256 tokens, so it cannot read a whole page. Each candidate page is shown
+to it as one window: the page's window (fingap.retrieval.page_windows) that the bi-encoder page
+scorer likes best for the question. The cross-encoder then reorders the first ``n`` pages; the
+rest keep their order below them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+import numpy as np
+
+PageKey = tuple[str, int]
+Ranked = Mapping[str, Sequence[tuple[PageKey, float]]]
+
+
+class WindowPicker:
+    """Each (question, page)'s best window by a bi-encoder: windows are encoded once per
+    page and kept, so pages shared by several questions or conditions cost one encoding."""
+
+    def __init__(self, encode: Callable[[Sequence[str]], np.ndarray],
+                 windows_of: Callable[[PageKey], Sequence[str]]):
+        self.encode, self.windows_of = encode, windows_of
+        self._vectors: dict[PageKey, np.ndarray] = {}
+
+    def _ensure(self, keys: Sequence[PageKey]) -> None:
+        todo = sorted({tuple(k) for k in keys} - set(self._vectors))
+        if not todo:
+            return
+        texts = [list(self.windows_of(k)) for k in todo]
+        flat = [t for ws in texts for t in ws]
+        vecs = self.encode(flat) if flat else np.zeros((0, 0), np.float32)
+        start = 0
+        for key, ws in zip(todo, texts, strict=True):
+            self._vectors[key] = vecs[start : start + len(ws)]
+            start += len(ws)
+
+    def best(self, query_vec: np.ndarray, keys: Sequence[PageKey]) -> list[str]:
+        """The text of each page's best window for the query (ties: the earlier window)."""
+        self._ensure(keys)
+        out = []
+        for key in keys:
+            ws, vecs = self.windows_of(tuple(key)), self._vectors[tuple(key)]
+            out.append(ws[int(np.argmax(vecs @ query_vec))] if len(ws) else "")
+        return out
+
+
+def rerank_pages(ranked: Sequence[tuple[PageKey, float]], scores: Sequence[float],
+                 n: int) -> list[tuple[PageKey, float]]:
+    """The first ``n`` pages of ``ranked`` reordered by ``scores`` (one per page, best first;
+    ties keep the first-stage order), then the rest in their order. The rest are given scores
+    below every reranked page's, so a final step ordering by page score keeps this order."""
+    head, tail = list(ranked[:n]), list(ranked[n:])
+    if len(scores) != len(head):
+        raise ValueError(f"{len(scores)} reranker scores for {len(head)} pages")
+    s = np.asarray(scores, dtype=np.float64)
+    order = np.lexsort((np.arange(len(head)), -s))
+    out = [(head[i][0], float(s[i])) for i in order]
+    floor = float(s.min()) if len(s) else 0.0
+    out += [(key, floor - 1.0 - i) for i, (key, _) in enumerate(tail)]
+    return out
