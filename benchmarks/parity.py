@@ -46,6 +46,8 @@ def main() -> None:
     ap.add_argument("--old", required=True, help="git ref of the old rows")
     ap.add_argument("--methods", nargs="+", required=True)
     ap.add_argument("--out", type=Path, default=ROOT / "reports/parity.json")
+    ap.add_argument("--merge", action="store_true",
+                    help="keep the rows of --out for methods not scored now (same --old only)")
     args = ap.parse_args()
 
     ws = args.workspace.resolve()
@@ -59,6 +61,13 @@ def main() -> None:
     lookup = ChunkLookup.of_chunks(chunks)
     rows: dict = {}
     not_retrained: list[str] = []
+    if args.merge and args.out.exists():
+        kept = json.loads(args.out.read_text())
+        if kept["old_ref"] != args.old:
+            raise SystemExit(f"{args.out} compares with {kept['old_ref']}, not {args.old}")
+        rows = {name: r for name, r in kept["rows"].items()
+                if name.split("__")[0] not in args.methods}
+        not_retrained = [n for n in kept["not_retrained"] if n.split("__")[0] not in args.methods]
     for method in args.methods:
         for cond in CONDITIONS:
             run_path = ws / "data/runs" / method / f"{cond}.json"
@@ -77,7 +86,7 @@ def main() -> None:
                   f"diff {r['mean_diff']:+.3f} [{r['ci_low']:+.3f}, {r['ci_high']:+.3f}] "
                   f"flipped {len(r['flipped'])} parity {r['parity']}")
     write_json(args.out, {"old_ref": args.old, "k": k, "max_abs_delta": MAX_ABS_DELTA,
-                          "rows": rows, "not_retrained": not_retrained,
+                          "rows": dict(sorted(rows.items())), "not_retrained": not_retrained,
                           "all_parity": all(r["parity"] for r in rows.values())})
 
 
