@@ -305,9 +305,11 @@ def test_repro_again_reruns_nothing_and_deps_are_exact(project):
         _set_params(proj, routing={"top_docs": 2})
         ran = _would_rerun(proj, env)
         assert {"retrieve_pages_routed@page_scorer_routed",
-                "retrieve_zoo@page_scorer_hn_page_order_routed"} <= ran
+                "retrieve_zoo@page_scorer_hn_page_order_routed",
+                "retrieve_pages_windows_routed@page_scorer_hn_windows_maxp_routed"} <= ran
         assert not ran & {"route_docs", "retrieve_pages@page_scorer",
-                          "retrieve_zoo@page_scorer_hn_page_order"}
+                          "retrieve_zoo@page_scorer_hn_page_order", "page_index_windows",
+                          "retrieve_pages_windows@page_scorer_hn_windows_maxp"}
         # (a page_scorer.P change is run for real by the queued sweep, below)
     finally:
         _set_params(proj, chunk=E2E_CHUNK, bm25={"k1": 1.5}, routing={"top_docs": 1})

@@ -38,6 +38,8 @@ DISPLAY = {
     "page_scorer_routed": "Learned page scorer, routed to the top-D documents",
     "page_scorer_hn_windows_maxp": "Hard-negative page scorer on whole pages, best window",
     "page_scorer_hn_windows_mean": "Hard-negative page scorer on whole pages, mean of windows",
+    "page_scorer_hn_windows_maxp_routed": "Hard-negative page scorer on whole pages, best "
+                                          "window, routed to the top-D documents",
     "page_scorer_hn_page_order_routed": "Hard-negative page scorer, page order, routed to the "
                                         "top-D documents",
     "page_reranker_routed": "Page reranker (cross-encoder) over the routed hard-negative "

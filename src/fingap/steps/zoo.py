@@ -167,7 +167,9 @@ class Context:
             return self.reranked_pages(cond, trained="_untrained" not in method,
                                        routed=method.endswith("_routed"))
         if method.startswith("page_scorer_hn_windows_"):
-            return self.ranked_pages(cond, variant=method.removeprefix("page_scorer_"))
+            routed = method.endswith("_routed")
+            return self.ranked_pages(cond, variant=method.removeprefix("page_scorer_")
+                                     .removesuffix("_routed"), routed=routed)
         variant = "hn" if "_hn" in method else "trained"
         if method.startswith("page_hybrid"):
             return self.hybrid_pages(cond, variant)
