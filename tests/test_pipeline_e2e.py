@@ -185,6 +185,12 @@ def test_tables_have_their_rows(project):
                 "| Page reranker (cross-encoder) over the routed hard-negative scorer's top "
                 "pages |",
                 "| Untrained page reranker over the routed hard-negative scorer's top pages |",
+                "| Late interaction (MaxSim) over the routed hard-negative scorer's top pages, "
+                "that scorer's token vectors |",
+                "| Late interaction (MaxSim) over the routed hard-negative scorer's top pages, "
+                "base model's token vectors |",
+                "| Hard-negative page scorer on whole pages, best window, routed to the top-D "
+                "documents |",
                 "| fingap best (chosen per fold on the other folds) |",
                 "| Learned page scorer (Oracle-Page) |"):
         assert row in table
@@ -306,7 +312,8 @@ def test_repro_again_reruns_nothing_and_deps_are_exact(project):
         ran = _would_rerun(proj, env)
         assert {"retrieve_pages_routed@page_scorer_routed",
                 "retrieve_zoo@page_scorer_hn_page_order_routed",
-                "retrieve_pages_windows_routed@page_scorer_hn_windows_maxp_routed"} <= ran
+                "retrieve_pages_windows_routed@page_scorer_hn_windows_maxp_routed",
+                "retrieve_pages_maxsim@page_maxsim_routed"} <= ran
         assert not ran & {"route_docs", "retrieve_pages@page_scorer",
                           "retrieve_zoo@page_scorer_hn_page_order", "page_index_windows",
                           "retrieve_pages_windows@page_scorer_hn_windows_maxp"}

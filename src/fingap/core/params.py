@@ -117,6 +117,7 @@ NUMERIC_DOMAINS: dict[str, Domain] = {
     "page_scorer_hn.false_negative_recall": Domain(float, 0, 1, low_open=True),
     "page_scorer_hn.seed": _SEED,
     "page_windows.overlap": Domain(int, 0), "page_windows.epochs": _COUNT,
+    "page_maxsim.candidates": _COUNT,
     "page_reranker.candidates": _COUNT, "page_reranker.negatives": _COUNT,
     "page_reranker.epochs": _COUNT, "page_reranker.patience": Domain(int, 1, nullable=True),
     "page_reranker.lr": _POSITIVE, "page_reranker.batch_size": Domain(int, 2),

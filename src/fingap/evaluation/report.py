@@ -42,6 +42,10 @@ DISPLAY = {
                                           "window, routed to the top-D documents",
     "page_scorer_hn_page_order_routed": "Hard-negative page scorer, page order, routed to the "
                                         "top-D documents",
+    "page_maxsim_routed": "Late interaction (MaxSim) over the routed hard-negative scorer's "
+                          "top pages, that scorer's token vectors",
+    "page_maxsim_untrained_routed": "Late interaction (MaxSim) over the routed hard-negative "
+                                    "scorer's top pages, base model's token vectors",
     "page_reranker_routed": "Page reranker (cross-encoder) over the routed hard-negative "
                             "scorer's top pages",
     "page_reranker_untrained_routed": "Untrained page reranker over the routed hard-negative "

@@ -122,6 +122,30 @@ class WindowConfig:
                             size, size - self.overlap)
 
 
+class PageWindowTexts:
+    """Each page's window texts as an encoder's tokenizer cuts them (``model``, windows of
+    ``max_seq_length``), computed once per page: the view shared by whole-page training, the
+    page reranker and late interaction."""
+
+    def __init__(self, pages: Mapping[PageKey, str], model: str, max_seq_length: int,
+                 cfg: WindowConfig):
+        from transformers import AutoTokenizer
+
+        from ..core.models import ensure_offline, resolve_model
+
+        ensure_offline()
+        self.pages, self.max_seq_length, self.cfg = pages, max_seq_length, cfg
+        self.tokenizer = AutoTokenizer.from_pretrained(resolve_model(model))
+        self._texts: dict[PageKey, list[str]] = {}
+
+    def __call__(self, key: PageKey) -> list[str]:
+        key = tuple(key)
+        if key not in self._texts:
+            self._texts[key] = [w.text for w in self.cfg.windows(
+                self.pages[key], self.tokenizer, self.max_seq_length)]
+        return self._texts[key]
+
+
 def windowed_pages(pages: Mapping[PageKey, str], keys: Sequence[PageKey], tokenizer,
                    max_seq_length: int, cfg: WindowConfig
                    ) -> tuple[list[str], np.ndarray, np.ndarray]:

@@ -34,7 +34,8 @@ BEST_SELECTION = Path("reports/best_selection.json")
 _NOT_AD_HOC = {"hyde", "multi_hyde", "dense_multi_hyde_reranker", "page_scorer_multi_hyde",
                "dense_reranker", "page_scorer_reranker", "bge_m3_all_three",
                "page_scorer_hn_page_order_routed", "page_reranker_routed",
-               "page_reranker_untrained_routed"}
+               "page_reranker_untrained_routed", "page_maxsim_routed",
+               "page_maxsim_untrained_routed"}
 PAGE_METHODS = {
     # Algorithm 1 (the retrieve_pages stage): dense chunks on the page scorer's top-P pages
     "page_scorer": lambda c, cond: c.page_scorer_run(cond, c.k),

@@ -22,8 +22,14 @@ from ..ingestion.corpus import Question, read_questions
 from ..ingestion.extract import read_page_texts
 from ..retrieval.page_ranking import encode_pages, encode_queries, load_bi_encoder
 from ..retrieval.page_rerank import WindowPicker, rerank_pages
-from ..retrieval.page_windows import WindowConfig, best_window
-from ..training.folds import FoldLeak, fold_metadata, fold_training_record, fold_training_sets
+from ..retrieval.page_windows import PageWindowTexts, WindowConfig, best_window
+from ..training.folds import (
+    FoldLeak,
+    check_fold_model,
+    fold_metadata,
+    fold_training_record,
+    fold_training_sets,
+)
 from ..training.hard_negatives import mine_negatives, rank_by_scores, split_validation
 from ..training.page_reranker import (
     PageRerankerConfig,
@@ -35,27 +41,6 @@ from .page_scorer_hn import HardNegativeConfig
 
 log = logging.getLogger("fingap")
 PageKey = tuple[str, int]
-
-
-class PageWindowTexts:
-    """Each page's windows as the page scorer's encoder would cut them, computed once."""
-
-    def __init__(self, pages: Mapping[PageKey, str], train: TrainConfig, windows: WindowConfig):
-        from transformers import AutoTokenizer
-
-        from ..core.models import ensure_offline, resolve_model
-
-        ensure_offline()
-        self.pages, self.train, self.cfg = pages, train, windows
-        self.tokenizer = AutoTokenizer.from_pretrained(resolve_model(train.model))
-        self._texts: dict[PageKey, list[str]] = {}
-
-    def __call__(self, key: PageKey) -> list[str]:
-        key = tuple(key)
-        if key not in self._texts:
-            self._texts[key] = [w.text for w in self.cfg.windows(
-                self.pages[key], self.tokenizer, self.train.max_seq_length)]
-        return self._texts[key]
 
 
 def fold_picker(model_dir: Path, fold: int, train: TrainConfig,
@@ -85,7 +70,7 @@ def run_train_page_reranker(params: dict, paths: Mapping[str, Path], models_dir:
     train = TrainConfig.from_params(params["page_scorer_train"])
     windows = WindowConfig.from_params(params["page_windows"], "page_windows")
     pages = read_page_texts(paths["pages"])
-    windows_of = PageWindowTexts(pages, train, windows)
+    windows_of = PageWindowTexts(pages, train.model, train.max_seq_length, windows)
     keys = [tuple(k) for k in read_json(paths["page_index_hn"] / "keys.json")]
     report: dict = {"config": asdict(cfg), "windows": asdict(windows), "folds": []}
     folds, questions = read_json(paths["folds"]), read_questions(paths["corpus"])
@@ -191,9 +176,4 @@ def rerank_with_folds(ranked: Mapping[str, Sequence[tuple[PageKey, float]]],
 
 def check_reranker_fold(model_dir: Path, fold: int, docs: set[str]) -> None:
     """The fold's reranker never trained on these documents."""
-    meta = read_json(model_dir / "fingap_fold.json")
-    if meta["fold"] != fold:
-        raise RuntimeError(f"{model_dir} is the reranker of fold {meta['fold']}, not {fold}")
-    leak = docs & set(meta["train_docs"])
-    if leak:
-        raise FoldLeak(f"page reranker fold {fold} was trained on {sorted(leak)}")
+    check_fold_model(model_dir, fold, docs, "page reranker")

@@ -23,7 +23,7 @@ from ..core.params import ParamError
 from ..ingestion.corpus import read_questions
 from ..ingestion.extract import read_page_texts
 from ..retrieval.page_ranking import encode_pages, load_bi_encoder, page_text
-from ..retrieval.page_windows import WindowConfig, best_window
+from ..retrieval.page_windows import PageWindowTexts, WindowConfig, best_window
 from ..training.folds import fold_metadata, fold_training_record, fold_training_sets
 from ..training.hard_negatives import (
     MINERS,
@@ -122,20 +122,8 @@ class _WholePages:
     every window of a mined page in the pair's negative pool."""
 
     def __init__(self, pages: dict, train: TrainConfig, windows: WindowConfig):
-        from transformers import AutoTokenizer
-
-        from ..core.models import ensure_offline, resolve_model
-
-        ensure_offline()
-        self.pages, self.train, self.cfg = pages, train, windows
-        self.tokenizer = AutoTokenizer.from_pretrained(resolve_model(train.model))
-        self._windows: dict = {}
-
-    def windows(self, key) -> list[str]:
-        if key not in self._windows:
-            self._windows[key] = [w.text for w in self.cfg.windows(
-                self.pages[key], self.tokenizer, self.train.max_seq_length)]
-        return self._windows[key]
+        self.pages = pages
+        self.windows = PageWindowTexts(pages, train.model, train.max_seq_length, windows)
 
     def positives(self, pairs: list, questions: list) -> list:
         by_id = {q.id: q for q in questions}

@@ -163,6 +163,9 @@ class Context:
 
     def method_pages(self, method: str, cond: str) -> dict:
         """The page ranking a page-then-chunk method drew its candidates from."""
+        if method.startswith("page_maxsim"):
+            return self.maxsim_pages(cond, trained="_untrained" not in method,
+                                     routed=method.endswith("_routed"))
         if method.startswith("page_reranker"):
             return self.reranked_pages(cond, trained="_untrained" not in method,
                                        routed=method.endswith("_routed"))
@@ -183,11 +186,9 @@ class Context:
         page_reranker): each question's fold reranker, or (``trained`` false) the base model
         with a fresh seeded head, the untrained row."""
         from ..retrieval.page_ranking import encode_queries
-        from ..retrieval.page_windows import WindowConfig
         from ..training.page_reranker import PageRerankerConfig
         from ..training.page_scorer import TrainConfig
         from .page_reranker import (
-            PageWindowTexts,
             check_reranker_fold,
             fold_picker,
             rerank_with_folds,
@@ -198,11 +199,7 @@ class Context:
         train = TrainConfig.from_params(self.params["page_scorer_train"])
         fold_of = self.fold_of()
         if "page_rerank" not in self._cache:  # shared by conditions and both rows
-            from ..ingestion.extract import read_page_texts
-
-            windows_of = PageWindowTexts(read_page_texts(self.paths["pages"]), train,
-                                         WindowConfig.from_params(self.params["page_windows"],
-                                                                  "page_windows"))
+            windows_of = self.window_texts()
             pickers, vectors = {}, {}
             for f in sorted(set(fold_of[q.id] for q in self.questions)):
                 mdir = self.paths["page_models_hn"] / f"fold_{f}"
@@ -225,6 +222,43 @@ class Context:
 
         return rerank_with_folds(ranked, self.questions, fold_of, pickers, vectors, scorer_of,
                                  cfg.candidates)
+
+    def window_texts(self):
+        """Every page's windows as the page scorer's encoder cuts them (``page_windows``)."""
+        if "window_texts" not in self._cache:
+            from ..ingestion.extract import read_page_texts
+            from ..retrieval.page_windows import PageWindowTexts, WindowConfig
+            from ..training.page_scorer import TrainConfig
+
+            train = TrainConfig.from_params(self.params["page_scorer_train"])
+            self._cache["window_texts"] = PageWindowTexts(
+                read_page_texts(self.paths["pages"]), train.model, train.max_seq_length,
+                WindowConfig.from_params(self.params["page_windows"], "page_windows"))
+        return self._cache["window_texts"]
+
+    def maxsim_pages(self, cond: str, trained: bool, routed: bool) -> dict:
+        """The hard-negative scorer's page ranking with its first ``page_maxsim.candidates``
+        pages reordered by late interaction (MaxSim) over all of each page's tokens, with the
+        token vectors of each question's fold scorer, or (``trained`` false) of its base model."""
+        from ..training.folds import check_fold_model
+        from ..training.page_scorer import TrainConfig
+        from .page_maxsim import maxsim_candidates, maxsim_with_folds
+
+        n = maxsim_candidates(self.params)
+        ranked = self.ranked_pages(cond, max(self._P(), n), "hn", routed)
+        train = TrainConfig.from_params(self.params["page_scorer_train"])
+        fold_of = self.fold_of()
+
+        def model_of_fold(fold: int) -> str:
+            if not trained:
+                return train.model
+            mdir = self.paths["page_models_hn"] / f"fold_{fold}"
+            check_fold_model(mdir, fold, {q.doc for q in self.questions
+                                          if fold_of[q.id] == fold}, "hard-negative page scorer")
+            return str(mdir)
+
+        return maxsim_with_folds(ranked, self.questions, fold_of, model_of_fold,
+                                 self.window_texts(), train, n)
 
     def ensemble_pages(self, cond: str) -> dict:
         """RRF of the in-batch and the hard-negative page scorers' rankings, uniform weights and
@@ -455,6 +489,12 @@ METHODS: dict[str, Callable[[Context, str], Run]] = {
         cond, "page_score", ranked=c.reranked_pages(cond, trained=True, routed=True)),
     "page_reranker_untrained_routed": lambda c, cond: c.page_scorer_final(
         cond, "page_score", ranked=c.reranked_pages(cond, trained=False, routed=True)),
+    # late interaction over the hard-negative scorer's own token vectors (#14 part 3's
+    # fallback), over the routed pages, page order
+    "page_maxsim_routed": lambda c, cond: c.page_scorer_final(
+        cond, "page_score", ranked=c.maxsim_pages(cond, trained=True, routed=True)),
+    "page_maxsim_untrained_routed": lambda c, cond: c.page_scorer_final(
+        cond, "page_score", ranked=c.maxsim_pages(cond, trained=False, routed=True)),
     "bge_m3_all_three": lambda c, cond: _bge_m3_all_three(c, cond),
     "hyde": lambda c, cond: c.hyde_run("hyde", c.k, c.allowed(cond)),
     "multi_hyde": lambda c, cond: c.hyde_run("multi_hyde", c.k, c.allowed(cond)),

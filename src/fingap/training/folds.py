@@ -11,7 +11,9 @@ from __future__ import annotations
 import random
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 
+from ..core.io import read_json
 from ..core.params import ParamError
 from ..ingestion.corpus import STATUS_EVALUATED, Question
 
@@ -96,6 +98,17 @@ def fold_metadata(fold: dict, **extra) -> dict:
     may score (its test documents) and which it saw."""
     return {"fold": fold["fold"], "test_docs": fold["test_docs"],
             "train_docs": fold["train_docs"], **extra}
+
+
+def check_fold_model(model_dir: Path, fold: int, docs: set[str], what: str) -> None:
+    """The model in ``model_dir`` is fold ``fold``'s (its ``fingap_fold.json``) and never trained
+    on any of ``docs``; ``what`` names it in the error."""
+    meta = read_json(model_dir / "fingap_fold.json")
+    if meta["fold"] != fold:
+        raise RuntimeError(f"{model_dir} is the {what} of fold {meta['fold']}, not {fold}")
+    leak = docs & set(meta["train_docs"])
+    if leak:
+        raise FoldLeak(f"{what} fold {fold} was trained on {sorted(leak)}")
 
 
 def fold_training_record(fold: dict, result, **extra) -> dict:
