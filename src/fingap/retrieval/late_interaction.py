@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ..core.precision import autocast
+from .page_rerank import PageWindowVectors
 
 PageKey = tuple[str, int]
 
@@ -58,29 +59,19 @@ class TokenEncoder:
 
 
 class PageTokens:
-    """Each page's token vectors over all its windows, encoded once and kept (float16), so a
-    page shared by several questions or conditions costs one encoding."""
+    """Each page's token vectors over all its windows, encoded once and kept (float16)."""
 
     def __init__(self, encode: Callable[[Sequence[str]], list[np.ndarray]],
                  windows_of: Callable[[PageKey], Sequence[str]]):
-        self.encode, self.windows_of = encode, windows_of
-        self._tokens: dict[PageKey, np.ndarray] = {}
-
-    def _ensure(self, keys: Sequence[PageKey]) -> None:
-        todo = sorted({tuple(k) for k in keys} - set(self._tokens))
-        if not todo:
-            return
-        texts = [list(self.windows_of(k)) for k in todo]
-        vecs = self.encode([t for ws in texts for t in ws])
-        start = 0
-        for key, ws in zip(todo, texts, strict=True):
-            parts = vecs[start : start + len(ws)]
-            dim = parts[0].shape[1] if parts else 0
-            self._tokens[key] = (np.concatenate(parts) if parts
-                                 else np.zeros((0, dim), np.float16))
-            start += len(ws)
+        self._tokens = PageWindowVectors(encode, windows_of, _joined)
 
     def scores(self, query: np.ndarray, keys: Sequence[PageKey]) -> list[float]:
         """MaxSim of the query's token vectors against each page's."""
-        self._ensure(keys)
-        return [maxsim(query, self._tokens[tuple(k)]) for k in keys]
+        return [maxsim(query, page) for page in self._tokens.of(keys)]
+
+
+def _joined(windows: Sequence[np.ndarray]) -> np.ndarray:
+    """A page's tokens: its windows' token vectors one after another."""
+    if not len(windows):
+        return np.zeros((0, 0), np.float16)
+    return np.concatenate(list(windows))

@@ -16,33 +16,44 @@ PageKey = tuple[str, int]
 Ranked = Mapping[str, Sequence[tuple[PageKey, float]]]
 
 
+class PageWindowVectors:
+    """Each page's window vectors, encoded once per page and kept, so a page shared by several
+    questions or conditions costs one encoding. ``encode`` maps window texts to one vector (or
+    one matrix) per window; ``combine`` turns a page's slice of them into what is kept."""
+
+    def __init__(self, encode: Callable[[Sequence[str]], Sequence],
+                 windows_of: Callable[[PageKey], Sequence[str]],
+                 combine: Callable[[Sequence], object] = lambda parts: parts):
+        self.encode, self.windows_of, self.combine = encode, windows_of, combine
+        self._kept: dict[PageKey, object] = {}
+
+    def of(self, keys: Sequence[PageKey]) -> list:
+        todo = sorted({tuple(k) for k in keys} - set(self._kept))
+        if todo:
+            texts = [list(self.windows_of(k)) for k in todo]
+            flat = [t for ws in texts for t in ws]
+            vecs = self.encode(flat) if flat else []
+            start = 0
+            for key, ws in zip(todo, texts, strict=True):
+                self._kept[key] = self.combine(vecs[start : start + len(ws)])
+                start += len(ws)
+        return [self._kept[tuple(k)] for k in keys]
+
+
 class WindowPicker:
-    """Each (question, page)'s best window by a bi-encoder: windows are encoded once per
-    page and kept, so pages shared by several questions or conditions cost one encoding."""
+    """Each (question, page)'s best window by a bi-encoder (``encode``: window texts to a
+    matrix of vectors), each page's windows encoded once."""
 
     def __init__(self, encode: Callable[[Sequence[str]], np.ndarray],
                  windows_of: Callable[[PageKey], Sequence[str]]):
-        self.encode, self.windows_of = encode, windows_of
-        self._vectors: dict[PageKey, np.ndarray] = {}
-
-    def _ensure(self, keys: Sequence[PageKey]) -> None:
-        todo = sorted({tuple(k) for k in keys} - set(self._vectors))
-        if not todo:
-            return
-        texts = [list(self.windows_of(k)) for k in todo]
-        flat = [t for ws in texts for t in ws]
-        vecs = self.encode(flat) if flat else np.zeros((0, 0), np.float32)
-        start = 0
-        for key, ws in zip(todo, texts, strict=True):
-            self._vectors[key] = vecs[start : start + len(ws)]
-            start += len(ws)
+        self.windows_of = windows_of
+        self._vectors = PageWindowVectors(encode, windows_of)
 
     def best(self, query_vec: np.ndarray, keys: Sequence[PageKey]) -> list[str]:
         """The text of each page's best window for the query (ties: the earlier window)."""
-        self._ensure(keys)
         out = []
-        for key in keys:
-            ws, vecs = self.windows_of(tuple(key)), self._vectors[tuple(key)]
+        for key, vecs in zip(keys, self._vectors.of(keys), strict=True):
+            ws = self.windows_of(tuple(key))
             out.append(ws[int(np.argmax(vecs @ query_vec))] if len(ws) else "")
         return out
 
