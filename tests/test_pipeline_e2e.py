@@ -365,6 +365,12 @@ def test_queued_sweep_runs_in_dvc_copies_and_shows_in_exp_show(project):
             for row in shown for e in (row.get("experiments") or []) for r in e["revs"]}[10]
     ran = _reran(_run(["dvc", "queue", "logs", name], proj, env))
     assert "retrieve_pages@page_scorer" in ran
+    # what a user reads in a 160-column terminal: the swept parameter, every line within it
+    wide = dict(env, COLUMNS="160")
+    table = _run(["dvc", "exp", "show", "--only-changed", "--no-pager"], proj, wide)
+    assert "page_scorer.P" in table and max(map(len, table.splitlines())) <= 160, table
+    diff = _run(["dvc", "metrics", "diff", "--all"], proj, wide)
+    assert "best.PageRec@5" in diff and max(map(len, diff.splitlines())) <= 160, diff
     assert not ran & {"train_page_scorer", "page_index@trained", "retrieve@dense",
                       "retrieve_pages@page_scorer_p5", "index@bm25", "chunk"}
 
