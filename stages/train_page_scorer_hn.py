@@ -39,7 +39,8 @@ def main(mode: str = "") -> None:
             report = run_train_hn(train, hn, Path("data/corpus"),
                                   Path("data/pages/pages.jsonl"), Path("data/folds.json"),
                                   Path("models/page_scorer"), Path("data/page_index/trained"),
-                                  models, report_path, report_to=("mlflow",), windows=windows)
+                                  models, report_path, report_to=("mlflow",), windows=windows,
+                                  facts_path=Path("data/synthetic/facts.jsonl"))
             log_fold_models(report, models)
         report["mlflow_run_id"] = run_id
         write_json(report_path, report)

@@ -45,7 +45,7 @@ def project(tmp_path_factory):
     assert not params["corpus"]["dir"]  # the default location, resolved by fingap
     params["folds"]["n_folds"] = 3  # the tiny corpus has 3 documents with questions
     params["page_scorer_train"].update(epochs=2, batch_size=2, max_seq_length=64)
-    params["page_scorer_hn"].update(epochs=2)
+    params["page_scorer_hn"].update(epochs=2, synthetic_per_doc=2)  # fact-store questions too
     params["page_windows"].update(epochs=2, overlap=16)  # windows of 62 tokens, 46 apart
     params["reranker_train"].update(epochs=1, batch_size=4, max_length=64)
     params["page_reranker"].update(epochs=1, batch_size=4, max_length=64)
@@ -202,6 +202,10 @@ def test_tables_have_their_rows(project):
     assert len(multi) == 4 and all(len(m["passages"]) == 4 for m in multi)
     hn = json.loads((proj / "reports/page_scorer_hn_training.json").read_text())
     assert len(hn["folds"]) == 3 and all(len(f["val_curve"]) >= 1 for f in hn["folds"])
+    # ACME's statement page gives synthetic questions to the folds that train on ACME
+    facts = (proj / "data/synthetic/facts.jsonl").read_text().splitlines()
+    assert facts and all("ACME_2022_10K" in f for f in facts)
+    assert all("n_synthetic_questions" in f for f in hn["folds"])
     assert "| Epoch |" in (proj / "reports/page_scorer_hn.md").read_text()
     hnw = json.loads((proj / "reports/page_scorer_hn_windows_training.json").read_text())
     assert len(hnw["folds"]) == 3 and hnw["windows"] == {"overlap": 16, "normalise": True}

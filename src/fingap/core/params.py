@@ -115,7 +115,7 @@ NUMERIC_DOMAINS: dict[str, Domain] = {
     "page_scorer_hn.val_fraction": Domain(float, 0, 1, low_open=True, high_open=True),
     "page_scorer_hn.mine_top": _COUNT, "page_scorer_hn.negatives_per_pair": Domain(int, 0),
     "page_scorer_hn.false_negative_recall": Domain(float, 0, 1, low_open=True),
-    "page_scorer_hn.seed": _SEED,
+    "page_scorer_hn.seed": _SEED, "page_scorer_hn.synthetic_per_doc": Domain(int, 0),
     "page_windows.overlap": Domain(int, 0), "page_windows.epochs": _COUNT,
     "page_maxsim.candidates": _COUNT,
     "page_reranker.candidates": _COUNT, "page_reranker.negatives": _COUNT,

@@ -18,9 +18,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.io import read_json, write_json
+from ..answers.fact_store import FactStore
+from ..core.io import read_json, read_jsonl, write_json, write_jsonl
 from ..core.params import ParamError
-from ..ingestion.corpus import read_questions
+from ..ingestion.corpus import Evidence, Question, read_questions
 from ..ingestion.extract import read_page_texts
 from ..retrieval.page_ranking import encode_pages, load_bi_encoder, page_text
 from ..retrieval.page_windows import PageWindowTexts, WindowConfig, best_window
@@ -39,6 +40,7 @@ from ..training.page_scorer import (
     train_bi_encoder,
     training_pairs,
 )
+from ..training.synthetic_questions import template_questions
 
 log = logging.getLogger("fingap")
 
@@ -55,6 +57,7 @@ class HardNegativeConfig:
     negatives_per_pair: int = 1
     false_negative_recall: float = 0.8  # see fingap.training.hard_negatives
     seed: int = 13
+    synthetic_per_doc: int = 0      # fact-store questions added per training document (0: none)
 
     @classmethod
     def from_params(cls, p: dict) -> HardNegativeConfig:
@@ -76,6 +79,9 @@ class HardNegativeConfig:
             raise ParamError("page_scorer_hn: need mine_top >= 1 and negatives_per_pair >= 0")
         if not 0 < cfg.false_negative_recall <= 1:
             raise ParamError("page_scorer_hn.false_negative_recall must be in (0, 1]")
+        if not isinstance(cfg.synthetic_per_doc, int) or cfg.synthetic_per_doc < 0:
+            raise ParamError("page_scorer_hn.synthetic_per_doc must be an integer >= 0, got "
+                             f"{cfg.synthetic_per_doc!r}")
         if not 0 < cfg.val_fraction < 1:
             raise ParamError(f"page_scorer_hn.val_fraction must be in (0, 1): {cfg.val_fraction}")
         return cfg
@@ -144,15 +150,51 @@ class _WholePages:
             questions, {k: self.windows(k) for k in self.pages if k[0] in docs}, metric, patience)
 
 
+# the fact-store columns synthetic questions are templated from
+SYNTHETIC_FACT_FIELDS = ("doc", "page", "tbl", "label", "concept", "concept_rank", "percent",
+                         "fiscal_year")
+
+
+def run_synthetic_facts(hn_params: dict, facts_db: Path, out_path: Path) -> int:
+    """The fact-store facts synthetic questions may be templated from (a recognised line item,
+    an amount, a fiscal year), or none when ``page_scorer_hn.synthetic_per_doc`` is 0: the hard-
+    negative stages read this file, not the store, so a fact-store change retrains them only
+    when synthetic questions are on."""
+    cfg = HardNegativeConfig.from_params(hn_params)
+    rows: list[dict] = []
+    if cfg.synthetic_per_doc:
+        with FactStore(facts_db) as store:
+            rows = [{k: f.get(k) for k in SYNTHETIC_FACT_FIELDS} for f in store.iter_all()
+                    if f.get("concept") and not f.get("percent")
+                    and f.get("fiscal_year") is not None]
+    return write_jsonl(out_path, rows)
+
+
+def synthetic_pairs_questions(facts: list[dict], company_of: dict[str, str], fold: dict,
+                              val_docs: set[str], per_doc: int, seed: int) -> list[Question]:
+    """Fact-store questions (fingap.training.synthetic_questions) for the fold's training
+    documents that are not held out for validation, as questions whose gold page is the
+    statement page; the evidence text is the line item, so on whole pages the positive is the
+    window that prints it. The fold's test and validation documents are refused (FoldLeak)."""
+    train_docs = sorted(set(fold["train_docs"]) - val_docs)
+    held_out = sorted(set(fold["test_docs"]) | val_docs)
+    return [Question(s.id, company_of[s.doc], s.doc, "", "synthetic", "", s.question, "",
+                     [Evidence(s.doc, s.page, f"{s.item} {s.fiscal_year}", "")])
+            for s in template_questions(facts, company_of, train_docs, held_out, per_doc,
+                                        seed)]
+
+
 def run_train_hn(train_params: dict, hn_params: dict, corpus_out: Path, pages_path: Path,
                  folds_path: Path, mining_models: Path, mining_index: Path, models_dir: Path,
                  report_path: Path, eval_epochs: list[int] | None = None,
-                 report_to: tuple[str, ...] = (), windows: WindowConfig | None = None) -> dict:
+                 report_to: tuple[str, ...] = (), windows: WindowConfig | None = None,
+                 facts_path: Path | None = None) -> dict:
     """``eval_epochs``: validate only after these epochs (the epochs study of
     benchmarks/study_hard_negatives.py); default every epoch. ``report_to``: the trainer's
     integrations (``("mlflow",)``: a nested run per fold). ``windows``: train on whole pages
     (fingap.retrieval.page_windows) instead of each page's first max_chars characters; mining
-    is the same."""
+    is the same. ``facts_path``: the synthetic_facts stage's facts, read when
+    ``synthetic_per_doc`` > 0."""
     cfg = HardNegativeConfig.from_params(hn_params)
     train = TrainConfig.from_params({**train_params, "epochs": cfg.epochs})
     pages = read_page_texts(pages_path)
@@ -161,9 +203,21 @@ def run_train_hn(train_params: dict, hn_params: dict, corpus_out: Path, pages_pa
     report: dict = {"config": asdict(cfg), "train_config": vars(train), "folds": []}
     if windows is not None:
         report["windows"] = asdict(windows)
-    for f, train_q in fold_training_sets(read_json(folds_path), read_questions(corpus_out)):
+    questions = read_questions(corpus_out)
+    facts: list[dict] = []
+    if cfg.synthetic_per_doc:
+        if facts_path is None:
+            raise ParamError("page_scorer_hn.synthetic_per_doc > 0 needs the synthetic_facts "
+                             "stage's facts")
+        facts = read_jsonl(facts_path)
+    company_of = {q.doc: q.company for q in questions}
+    for f, train_q in fold_training_sets(read_json(folds_path), questions):
         fold = f["fold"]
         fit_q, val_q = split_validation(train_q, cfg.val_fraction, cfg.seed + fold)
+        synthetic = synthetic_pairs_questions(
+            facts, company_of, f, {q.doc for q in val_q}, cfg.synthetic_per_doc,
+            cfg.seed + fold) if cfg.synthetic_per_doc else []
+        fit_q = fit_q + synthetic
         negatives, counts = mine_negatives(fit_q, miner.ranker(fold, fit_q), pages, cfg.mine_top,
                                            cfg.false_negative_recall)
         pairs = training_pairs(fit_q, pages, train.max_chars)
@@ -187,6 +241,7 @@ def run_train_hn(train_params: dict, hn_params: dict, corpus_out: Path, pages_pa
         report["folds"].append(fold_training_record(
             f, res, n_pairs=res.n_pairs, n_validation_questions=len(val_q),
             n_validation_pages=len(validation.corpus), validation_docs=val_docs, mining=counts,
+            n_synthetic_questions=len(synthetic),
             best_epoch=res.best_epoch, epochs_run=len(res.epoch_loss),
             validation_seconds=round(res.val_seconds, 1), val_curve=res.val_curve))
         log.info("fold %d: best epoch %s of %d", fold, res.best_epoch, len(res.epoch_loss))

@@ -25,6 +25,7 @@ class SyntheticQuestion:
     page: int
     concept: str
     fiscal_year: int
+    item: str = ""          # the printed line item, as the question names it
 
 
 def _item(label: str) -> str:
@@ -67,9 +68,9 @@ def template_questions(facts: Iterable[Mapping], company_of: Mapping[str, str],
         keys = by_doc[doc]
         for doc_, concept, year in sorted(rng.sample(keys, min(per_doc, len(keys)))):
             f = best[(doc_, concept, year)]
+            item = _item(f["label"])
             out.append(SyntheticQuestion(
                 id=f"syn::{doc}::{concept}::{year}",
-                question=TEMPLATE.format(company=company_of[doc], item=_item(f["label"]),
-                                         year=year),
-                doc=doc, page=int(f["page"]), concept=concept, fiscal_year=year))
+                question=TEMPLATE.format(company=company_of[doc], item=item, year=year),
+                doc=doc, page=int(f["page"]), concept=concept, fiscal_year=year, item=item))
     return out
