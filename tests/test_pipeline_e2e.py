@@ -317,6 +317,7 @@ def test_repro_again_reruns_nothing_and_deps_are_exact(project):
         assert {"retrieve_pages_routed@page_scorer_routed",
                 "retrieve_zoo@page_scorer_hn_page_order_routed",
                 "retrieve_pages_windows_routed@page_scorer_hn_windows_maxp_routed",
+                "page_heads_maxsim@page_maxsim_routed",
                 "retrieve_pages_maxsim@page_maxsim_routed"} <= ran
         assert not ran & {"route_docs", "retrieve_pages@page_scorer",
                           "retrieve_zoo@page_scorer_hn_page_order", "page_index_windows",
@@ -368,7 +369,8 @@ def test_queued_sweep_runs_in_dvc_copies_and_shows_in_exp_show(project):
     name = {r["data"]["params"]["params.yaml"]["data"]["page_scorer"]["P"]: r["name"]
             for row in shown for e in (row.get("experiments") or []) for r in e["revs"]}[10]
     ran = _reran(_run(["dvc", "queue", "logs", name], proj, env))
-    assert "retrieve_pages@page_scorer" in ran
+    assert {"retrieve_pages@page_scorer", "retrieve_pages_maxsim@page_maxsim_routed",
+            "retrieve_pages_reranked@page_reranker_routed"} <= ran
     # what a user reads in a 160-column terminal: the swept parameter, every line within it
     wide = dict(env, COLUMNS="160")
     table = _run(["dvc", "exp", "show", "--only-changed", "--no-pager"], proj, wide)
@@ -376,7 +378,9 @@ def test_queued_sweep_runs_in_dvc_copies_and_shows_in_exp_show(project):
     diff = _run(["dvc", "metrics", "diff", "--all"], proj, wide)
     assert "best.PageRec@5" in diff and max(map(len, diff.splitlines())) <= 160, diff
     assert not ran & {"train_page_scorer", "page_index@trained", "retrieve@dense",
-                      "retrieve_pages@page_scorer_p5", "index@bm25", "chunk"}
+                      "retrieve_pages@page_scorer_p5", "index@bm25", "chunk",
+                      "page_heads_maxsim@page_maxsim_routed",
+                      "page_heads_reranked@page_reranker_routed"}  # their heads are P-free
 
 
 def test_bad_param_fails_before_work(project):

@@ -41,3 +41,18 @@ def test_window_picker_picks_the_window_closest_to_the_query_and_encodes_each_pa
     assert picker.best(np.array([0.0, 1.0]), [A, B, C]) == ["beta", "gamma", ""]
     assert picker.best(np.array([1.0, 0.0]), [B, A]) == ["gamma", "alpha"]
     assert calls == [["alpha", "beta", "gamma"]]  # the second question reused the vectors
+
+
+def test_a_stored_head_with_its_tail_equals_reranking_in_one_go():
+    from fingap.retrieval.page_rerank import attach_tail, rerank_head
+
+    ranked = [(("A", p), 1.0 - p / 10) for p in range(6)]
+    scores = [0.2, 0.9, 0.5]
+    head = rerank_head(ranked[:3], scores)  # what a page_heads stage stores
+    assert [k for k, _ in head] == [("A", 1), ("A", 2), ("A", 0)]
+    # the final step adds the first stage's later pages, at any depth P
+    assert attach_tail(head, ranked, 3) == rerank_pages(ranked, scores, 3)
+    assert attach_tail(head, ranked[:3], 3) == head  # P <= n: no tail
+    tail = attach_tail(head, ranked, 3)[3:]
+    assert [k for k, _ in tail] == [("A", 3), ("A", 4), ("A", 5)]
+    assert all(s < 0.2 for _, s in tail) and tail[0][1] > tail[1][1]

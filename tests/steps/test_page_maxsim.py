@@ -51,3 +51,11 @@ def test_candidates_must_be_a_positive_integer():
     assert maxsim_candidates({"page_maxsim": {"candidates": 20}}) == 20
     with pytest.raises(ValueError, match="page_maxsim.candidates"):
         maxsim_candidates({"page_maxsim": {"candidates": 0}})
+
+
+def test_page_heads_are_only_for_the_reordering_methods():
+    from fingap.core.params import ParamError
+    from fingap.steps.zoo import run_page_heads
+
+    with pytest.raises(ParamError, match="not a page-head method"):
+        run_page_heads("dense", {}, None)

@@ -58,17 +58,27 @@ class WindowPicker:
         return out
 
 
-def rerank_pages(ranked: Sequence[tuple[PageKey, float]], scores: Sequence[float],
-                 n: int) -> list[tuple[PageKey, float]]:
-    """The first ``n`` pages of ``ranked`` reordered by ``scores`` (one per page, best first;
-    ties keep the first-stage order), then the rest in their order. The rest are given scores
-    below every reranked page's, so a final step ordering by page score keeps this order."""
-    head, tail = list(ranked[:n]), list(ranked[n:])
+def rerank_head(head: Sequence[tuple[PageKey, float]], scores: Sequence[float]
+                ) -> list[tuple[PageKey, float]]:
+    """``head``'s pages reordered by ``scores`` (one per page, best first; ties keep the
+    first-stage order), each with its new score."""
     if len(scores) != len(head):
         raise ValueError(f"{len(scores)} reranker scores for {len(head)} pages")
     s = np.asarray(scores, dtype=np.float64)
     order = np.lexsort((np.arange(len(head)), -s))
-    out = [(head[i][0], float(s[i])) for i in order]
-    floor = float(s.min()) if len(s) else 0.0
-    out += [(key, floor - 1.0 - i) for i, (key, _) in enumerate(tail)]
-    return out
+    return [(head[i][0], float(s[i])) for i in order]
+
+
+def attach_tail(head: Sequence[tuple[PageKey, float]], ranked: Sequence[tuple[PageKey, float]],
+                n: int) -> list[tuple[PageKey, float]]:
+    """A reranked head of ``ranked[:n]``, then ``ranked[n:]`` in its order with scores below
+    every head page's, so a final step ordering by page score keeps this order."""
+    floor = min((score for _, score in head), default=0.0)
+    return list(head) + [(key, floor - 1.0 - i) for i, (key, _) in enumerate(ranked[n:])]
+
+
+def rerank_pages(ranked: Sequence[tuple[PageKey, float]], scores: Sequence[float],
+                 n: int) -> list[tuple[PageKey, float]]:
+    """The first ``n`` pages of ``ranked`` reordered by ``scores``, then the rest in their
+    order below them (rerank_head, then attach_tail)."""
+    return attach_tail(rerank_head(ranked[:n], scores), ranked, n)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.io import read_json, read_jsonl
+from ..core.io import read_json, read_jsonl, write_json
 from ..core.params import ParamError, require_int
 from ..core.runs import Run, write_run
 from ..ingestion.corpus import STATUS_EVALUATED, Question, read_questions
@@ -42,7 +42,10 @@ PATHS = {
     "cache": Path("data/cache/embeddings.sqlite"),
     "hyde": Path("data/hyde"),
     "routing": Path("data/routing/ranking.json"),
+    "page_heads": Path("data/page_heads"),
 }
+# methods that reorder the routed hard-negative scorer's first pages (a stored "head")
+HEAD_METHODS = ("page_reranker", "page_maxsim")
 
 
 def _questions(paths: dict) -> tuple[list[Question], list[Question]]:
@@ -163,12 +166,8 @@ class Context:
 
     def method_pages(self, method: str, cond: str) -> dict:
         """The page ranking a page-then-chunk method drew its candidates from."""
-        if method.startswith("page_maxsim"):
-            return self.maxsim_pages(cond, trained="_untrained" not in method,
-                                     routed=method.endswith("_routed"))
-        if method.startswith("page_reranker"):
-            return self.reranked_pages(cond, trained="_untrained" not in method,
-                                       routed=method.endswith("_routed"))
+        if method.startswith(HEAD_METHODS):
+            return self.headed_pages(method, cond)
         if method.startswith("page_scorer_hn_windows_"):
             routed = method.endswith("_routed")
             return self.ranked_pages(cond, variant=method.removeprefix("page_scorer_")
@@ -180,11 +179,51 @@ class Context:
             return self.ensemble_pages(cond)
         return self.ranked_pages(cond, variant=variant, routed=method.endswith("_routed"))
 
-    def reranked_pages(self, cond: str, trained: bool, routed: bool) -> dict:
-        """The hard-negative scorer's page ranking with its first ``page_reranker.candidates``
-        pages reranked by a cross-encoder over each page's best window (fingap.steps.
-        page_reranker): each question's fold reranker, or (``trained`` false) the base model
-        with a fresh seeded head, the untrained row."""
+    def head_candidates(self, method: str) -> int:
+        """How many of the first stage's pages a head method reorders."""
+        if method.startswith("page_maxsim"):
+            from .page_maxsim import maxsim_candidates
+
+            return maxsim_candidates(self.params)
+        from ..training.page_reranker import PageRerankerConfig
+
+        return PageRerankerConfig.from_params(self.params["page_reranker"]).candidates
+
+    def page_head(self, method: str, cond: str) -> dict:
+        """The reordered first pages of a head method (``page_reranker*``, ``page_maxsim*``)
+        over the routed hard-negative scorer's ranking: the expensive, P-free part, which the
+        ``page_heads_*`` stages store."""
+        trained, routed = "_untrained" not in method, method.endswith("_routed")
+        if method.startswith("page_maxsim"):
+            return self._maxsim_head(cond, trained, routed)
+        if method.startswith("page_reranker"):
+            return self._reranked_head(cond, trained, routed)
+        raise ParamError(f"{method!r} is not a page-head method ({', '.join(HEAD_METHODS)})")
+
+    def headed_pages(self, method: str, cond: str) -> dict:
+        """A head method's stored head (``data/page_heads/METHOD.json``, from its
+        ``page_heads_*`` stage), then the first stage's pages after it down to page_scorer.P."""
+        from ..retrieval.page_rerank import attach_tail
+
+        path = self.paths["page_heads"] / f"{method}.json"
+        if not path.exists():
+            raise FileNotFoundError(f"{path} not found; run its page_heads stage first")
+        stored = read_json(path)
+        n = self.head_candidates(method)
+        if stored["candidates"] != n or cond not in stored["conditions"]:
+            raise RuntimeError(f"{path} holds {stored['candidates']} pages under "
+                               f"{sorted(stored['conditions'])}; rerun its page_heads stage "
+                               f"for {n} under {cond}")
+        heads = stored["conditions"][cond]
+        ranked = self.ranked_pages(cond, max(self._P(), n), "hn", method.endswith("_routed"))
+        return {qid: attach_tail([((d, p), s) for d, p, s in heads[qid]], pages, n)
+                for qid, pages in ranked.items()}
+
+    def _reranked_head(self, cond: str, trained: bool, routed: bool) -> dict:
+        """The hard-negative scorer's first ``page_reranker.candidates`` pages reranked by a
+        cross-encoder over each page's best window (fingap.steps.page_reranker): each
+        question's fold reranker, or (``trained`` false) the base model with a fresh seeded
+        head, the untrained row."""
         from ..retrieval.page_ranking import encode_queries
         from ..training.page_reranker import PageRerankerConfig
         from ..training.page_scorer import TrainConfig
@@ -195,7 +234,7 @@ class Context:
         )
 
         cfg = PageRerankerConfig.from_params(self.params["page_reranker"])
-        ranked = self.ranked_pages(cond, max(self._P(), cfg.candidates), "hn", routed)
+        ranked = self.ranked_pages(cond, cfg.candidates, "hn", routed)
         train = TrainConfig.from_params(self.params["page_scorer_train"])
         fold_of = self.fold_of()
         if "page_rerank" not in self._cache:  # shared by conditions and both rows
@@ -236,16 +275,16 @@ class Context:
                 WindowConfig.from_params(self.params["page_windows"], "page_windows"))
         return self._cache["window_texts"]
 
-    def maxsim_pages(self, cond: str, trained: bool, routed: bool) -> dict:
-        """The hard-negative scorer's page ranking with its first ``page_maxsim.candidates``
-        pages reordered by late interaction (MaxSim) over all of each page's tokens, with the
-        token vectors of each question's fold scorer, or (``trained`` false) of its base model."""
+    def _maxsim_head(self, cond: str, trained: bool, routed: bool) -> dict:
+        """The hard-negative scorer's first ``page_maxsim.candidates`` pages reordered by late
+        interaction (MaxSim) over all of each page's tokens, with the token vectors of each
+        question's fold scorer, or (``trained`` false) of its base model."""
         from ..training.folds import check_fold_model
         from ..training.page_scorer import TrainConfig
         from .page_maxsim import maxsim_candidates, maxsim_with_folds
 
         n = maxsim_candidates(self.params)
-        ranked = self.ranked_pages(cond, max(self._P(), n), "hn", routed)
+        ranked = self.ranked_pages(cond, n, "hn", routed)
         train = TrainConfig.from_params(self.params["page_scorer_train"])
         fold_of = self.fold_of()
 
@@ -486,15 +525,15 @@ METHODS: dict[str, Callable[[Context, str], Run]] = {
         cond, "page_score", ranked=c.ensemble_pages(cond)),
     # the page reranker (#14 part 3) over the routed hard-negative scorer, page order
     "page_reranker_routed": lambda c, cond: c.page_scorer_final(
-        cond, "page_score", ranked=c.reranked_pages(cond, trained=True, routed=True)),
+        cond, "page_score", ranked=c.headed_pages("page_reranker_routed", cond)),
     "page_reranker_untrained_routed": lambda c, cond: c.page_scorer_final(
-        cond, "page_score", ranked=c.reranked_pages(cond, trained=False, routed=True)),
+        cond, "page_score", ranked=c.headed_pages("page_reranker_untrained_routed", cond)),
     # late interaction over the hard-negative scorer's own token vectors (#14 part 3's
     # fallback), over the routed pages, page order
     "page_maxsim_routed": lambda c, cond: c.page_scorer_final(
-        cond, "page_score", ranked=c.maxsim_pages(cond, trained=True, routed=True)),
+        cond, "page_score", ranked=c.headed_pages("page_maxsim_routed", cond)),
     "page_maxsim_untrained_routed": lambda c, cond: c.page_scorer_final(
-        cond, "page_score", ranked=c.maxsim_pages(cond, trained=False, routed=True)),
+        cond, "page_score", ranked=c.headed_pages("page_maxsim_untrained_routed", cond)),
     "bge_m3_all_three": lambda c, cond: _bge_m3_all_three(c, cond),
     "hyde": lambda c, cond: c.hyde_run("hyde", c.k, c.allowed(cond)),
     "multi_hyde": lambda c, cond: c.hyde_run("multi_hyde", c.k, c.allowed(cond)),
@@ -522,3 +561,20 @@ def run_method(method: str, params: dict, out_dir: Path, paths: dict = PATHS) ->
     return timing
 
 
+def run_page_heads(method: str, params: dict, out_path: Path, paths: dict = PATHS) -> dict:
+    """A head method's reordered first pages per condition and question, the part that does
+    not depend on page_scorer.P (``data/page_heads/METHOD.json``); retrieve_zoo@METHOD then
+    adds the first stage's later pages and the final step, so a P sweep reruns only that."""
+    if not method.startswith(HEAD_METHODS) or method not in METHODS:
+        raise ParamError(f"{method!r} is not a page-head method ({', '.join(HEAD_METHODS)})")
+    ctx = Context(params, paths)
+    out = {"method": method, "candidates": ctx.head_candidates(method), "conditions": {}}
+    for cond in ctx.conditions:
+        head = ctx.page_head(method, cond)
+        missing = set(ctx.queries) - set(head)
+        if missing:
+            raise RuntimeError(f"{method}/{cond}: no head for {len(missing)} questions")
+        out["conditions"][cond] = {qid: [[d, p, s] for (d, p), s in head[qid]]
+                                   for qid in sorted(head)}
+    write_json(out_path, out)
+    return out
