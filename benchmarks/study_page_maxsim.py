@@ -10,13 +10,11 @@ Rows are scored as evaluate scores them (see benchmarks/study_routing.py).
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
-from study_routing import rows
+from study_routing import rows, study_setup
 
 from fingap.core.io import read_json, update_json_section
-from fingap.ingestion.corpus import STATUS_EVALUATED, read_questions
 
 OUT = Path(__file__).resolve().parents[1] / "reports/page_maxsim_study.json"
 PAIRS = [["page_maxsim_routed", "page_scorer_hn_page_order_routed"],
@@ -25,14 +23,13 @@ PAIRS = [["page_maxsim_routed", "page_scorer_hn_page_order_routed"],
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--root", type=Path, default=Path("."))
-    ap.add_argument("--out", type=Path, default=OUT)
-    args = ap.parse_args()
-    questions = [q for q in read_questions(args.root / "data/corpus")
-                 if q.status == STATUS_EVALUATED]
-    seconds = {key: read_json(args.root / f"reports/timings/retrieve_pages_maxsim@{key}.json")
-               ["seconds"] for key in ("page_maxsim_routed", "page_maxsim_untrained_routed")}
+    args, questions = study_setup(__doc__, OUT)
+    # the encoding is in the head stage, the final step in retrieve_pages_maxsim (before
+    # 2fd4a06, one stage did both)
+    seconds = {f"{stage}@{key}": read_json(path)["seconds"]
+               for key in ("page_maxsim_routed", "page_maxsim_untrained_routed")
+               for stage in ("page_heads_maxsim", "retrieve_pages_maxsim")
+               if (path := args.root / f"reports/timings/{stage}@{key}.json").exists()}
     result = {**rows(args.root, PAIRS, questions), "stage_seconds": seconds,
               "command": "python benchmarks/study_page_maxsim.py --root <project>"}
     update_json_section(args.out, "page_maxsim", result)

@@ -11,13 +11,11 @@ bootstrap 95% CI over questions; see benchmarks/study_routing.py).
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
-from study_routing import rows
+from study_routing import rows, study_setup
 
 from fingap.core.io import read_json, update_json_section
-from fingap.ingestion.corpus import STATUS_EVALUATED, read_questions
 
 OUT = Path(__file__).resolve().parents[1] / "reports/page_reranker_study.json"
 PAIRS = [["page_reranker_routed", "page_scorer_hn_page_order_routed"],
@@ -36,12 +34,7 @@ def training_summary(report: dict) -> dict:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--root", type=Path, default=Path("."))
-    ap.add_argument("--out", type=Path, default=OUT)
-    args = ap.parse_args()
-    questions = [q for q in read_questions(args.root / "data/corpus")
-                 if q.status == STATUS_EVALUATED]
+    args, questions = study_setup(__doc__, OUT)
     result = {"training": training_summary(read_json(
                   args.root / "reports/page_reranker_training.json")),
               **rows(args.root, PAIRS, questions),

@@ -35,6 +35,17 @@ OUT = Path(__file__).resolve().parents[1] / "reports/routing_study.json"
 K = 5
 
 
+def study_setup(doc: str, out: Path) -> tuple[argparse.Namespace, list]:
+    """The command line every row study takes (--root, --out) and the evaluated questions."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--root", type=Path, default=Path("."))
+    ap.add_argument("--out", type=Path, default=out)
+    args = ap.parse_args()
+    questions = [q for q in read_questions(args.root / "data/corpus")
+                 if q.status == STATUS_EVALUATED]
+    return args, questions
+
+
 def rows(root: Path, pairs: list[list[str]], questions) -> dict:
     chunks = read_jsonl(root / "data/chunks/chunks.jsonl")
     lookup = ChunkLookup.of_chunks(chunks)
