@@ -40,7 +40,7 @@ from ..training.page_scorer import (
     train_bi_encoder,
     training_pairs,
 )
-from ..training.synthetic_questions import template_questions
+from ..training.synthetic_questions import qualifies, template_questions
 
 log = logging.getLogger("fingap")
 
@@ -165,8 +165,7 @@ def run_synthetic_facts(hn_params: dict, facts_db: Path, out_path: Path) -> int:
     if cfg.synthetic_per_doc:
         with FactStore(facts_db) as store:
             rows = [{k: f.get(k) for k in SYNTHETIC_FACT_FIELDS} for f in store.iter_all()
-                    if f.get("concept") and not f.get("percent")
-                    and f.get("fiscal_year") is not None]
+                    if qualifies(f)]
     return write_jsonl(out_path, rows)
 
 

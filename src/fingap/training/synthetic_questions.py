@@ -39,6 +39,13 @@ def _preference(fact: Mapping) -> tuple:
     return (fact.get("concept_rank") or 0, fact["page"], fact.get("tbl") or 0)
 
 
+def qualifies(fact: Mapping) -> bool:
+    """A fact a question can be templated from: a recognised line item (``concept``), an
+    amount (not a percent), a fiscal year."""
+    return bool(fact.get("concept")) and not fact.get("percent") and \
+        fact.get("fiscal_year") is not None
+
+
 def template_questions(facts: Iterable[Mapping], company_of: Mapping[str, str],
                        train_docs: Iterable[str], test_docs: Iterable[str],
                        per_doc: int, seed: int) -> list[SyntheticQuestion]:
@@ -53,8 +60,7 @@ def template_questions(facts: Iterable[Mapping], company_of: Mapping[str, str],
         raise FoldLeak(f"synthetic questions asked for test documents {sorted(leak)}")
     best: dict[tuple[str, str, int], Mapping] = {}
     for f in facts:
-        if f["doc"] not in train or not f.get("concept") or f.get("percent") or \
-                f.get("fiscal_year") is None or f["doc"] not in company_of:
+        if f["doc"] not in train or not qualifies(f) or f["doc"] not in company_of:
             continue
         key = (f["doc"], f["concept"], int(f["fiscal_year"]))
         if key not in best or _preference(f) < _preference(best[key]):
