@@ -17,6 +17,27 @@ from .conftest import append_statement_page, make_corpus
 
 REPO = Path(__file__).resolve().parents[1]
 E2E_CHUNK = {"size": 16, "overlap": 4}  # the tiny corpus's chunking: several chunks a page
+# the params sections whose model is the bundled MiniLM by default (SPLADE-tiny is tiny already)
+MINILM_PARAMS = (("dense", "model"), ("reranker_train", "model"), ("reranker", "base_model"),
+                 ("page_scorer_train", "model"), ("page_reranker", "model"))
+
+
+def one_layer_minilm(dest: Path) -> Path:
+    """The bundled MiniLM cut to its first transformer layer, saved as a local model.
+
+    Every bi- and cross-encoder of the e2e run loads it by path: the same tokenizer (so the
+    same chunks), the same loading, training and encoding code, at a sixth of the layers. The
+    pipeline's plumbing is what this test checks; the model's quality is measured elsewhere."""
+    from sentence_transformers import SentenceTransformer
+
+    from fingap.core.models import resolve_model
+
+    model = SentenceTransformer(resolve_model("minilm"), device="cpu")
+    bert = model[0].auto_model
+    bert.encoder.layer = bert.encoder.layer[:1]
+    bert.config.num_hidden_layers = 1
+    model.save(str(dest))
+    return dest
 
 
 def _run(cmd: list[str], cwd: Path, env: dict) -> str:
@@ -43,6 +64,10 @@ def project(tmp_path_factory):
     append_statement_page(corpus / "pdfs" / "ACME_2022_10K.pdf")
     params = yaml.safe_load((proj / "params.yaml").read_text())
     assert not params["corpus"]["dir"]  # the default location, resolved by fingap
+    tiny = str(one_layer_minilm(root / "minilm_1layer"))
+    for sec, key in MINILM_PARAMS:
+        assert params[sec][key] == "minilm", (sec, key)
+        params[sec][key] = tiny
     params["folds"]["n_folds"] = 3  # the tiny corpus has 3 documents with questions
     params["page_scorer_train"].update(epochs=2, batch_size=2, max_seq_length=64)
     params["page_scorer_hn"].update(epochs=2, synthetic_per_doc=2)  # fact-store questions too
