@@ -17,6 +17,7 @@ top-D routed documents for several D; D is chosen per fold on the *other* folds'
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -35,25 +36,34 @@ OUT = Path(__file__).resolve().parents[1] / "reports/routing_study.json"
 K = 5
 
 
-def study_setup(doc: str, out: Path) -> tuple[argparse.Namespace, list]:
-    """The command line every row study takes (--root, --out) and the evaluated questions."""
+def study_setup(doc: str, out: Path, add_args: Callable[[argparse.ArgumentParser], None]
+                | None = None) -> tuple[argparse.Namespace, list]:
+    """The command line every row study takes (--root, --out, and what ``add_args`` adds) and
+    the evaluated questions."""
     ap = argparse.ArgumentParser(description=doc.splitlines()[0])
     ap.add_argument("--root", type=Path, default=Path("."))
     ap.add_argument("--out", type=Path, default=out)
+    if add_args is not None:
+        add_args(ap)
     args = ap.parse_args()
     questions = [q for q in read_questions(args.root / "data/corpus")
                  if q.status == STATUS_EVALUATED]
     return args, questions
 
 
-def rows(root: Path, pairs: list[list[str]], questions) -> dict:
+def rows(root: Path, pairs: list[list[str]], questions,
+         run_dirs: dict[str, Path] | None = None) -> dict:
+    """Each row's PageRec@5 and DocRec@5 (standard, Oracle-Doc) and each pair's paired CI on
+    standard. A row's runs are root/data/runs/ROW unless ``run_dirs`` names another folder
+    (a copy kept from an earlier build, say)."""
     chunks = read_jsonl(root / "data/chunks/chunks.jsonl")
     lookup = ChunkLookup.of_chunks(chunks)
+    run_dirs = run_dirs or {}
     per_q, out = {}, {"rows": {}, "comparisons": {}}
     for method in sorted({m for p in pairs for m in p}):
+        runs = run_dirs.get(method, root / "data/runs" / method)
         for cond in ("standard", "oracle_doc"):
-            recs = score_run(questions, read_run(root / f"data/runs/{method}/{cond}.json"),
-                             lookup, K)
+            recs = score_run(questions, read_run(runs / f"{cond}.json"), lookup, K)
             per_q[(method, cond)] = {r["question_id"]: r["PageRec"] for r in recs}
             agg = aggregate(recs, K)
             out["rows"].setdefault(method, {})[cond] = {
