@@ -91,7 +91,7 @@ def project(tmp_path_factory):
                 ["git", "add", "-A"], ["git", "commit", "-qm", "init"]):
         _run(cmd, proj, env)
     log = _run(["dvc", "repro"], proj, env)
-    # the first run's results, for the forced rerun (after the param round trips) to match
+    # the first run's results, for the forced rerun to match
     for src, name in FIRST_RUN.items():
         shutil.copy(proj / src, root / name)
     return proj, env, log
@@ -99,6 +99,30 @@ def project(tmp_path_factory):
 
 FIRST_RUN = {"reports/metrics.json": "first_metrics.json",
              "data/answers/dense__standard.jsonl": "first_answers.jsonl"}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def forced_rerun(project):
+    """`dvc repro --force` in a copy of the built project, started as soon as it is built.
+
+    The copy sits beside the project (so the default ../shared corpus resolves the same way)
+    and leaves out DVC's cache and tmp (a forced rerun fills its own). It runs while the other
+    tests use the original: most of a forced rerun is single-threaded DVC bookkeeping and stage
+    start-up, so the second core overlaps it with their work. Its test waits for it last."""
+    proj, env, _ = project
+    copy = proj.parent / "proj_forced"
+
+    def dvc_cache_and_tmp(folder: str, names: list[str]) -> list[str]:
+        return [n for n in names if Path(folder) == proj / ".dvc" and n in ("cache", "tmp")]
+
+    shutil.copytree(proj, copy, symlinks=True, ignore=dvc_cache_and_tmp)
+    with open(proj.parent / "forced_rerun.log", "w") as log:
+        run = subprocess.Popen(["dvc", "repro", "--force"], cwd=copy, env=env, stdout=log,
+                               stderr=subprocess.STDOUT, start_new_session=True)
+    yield copy, run
+    if run.poll() is None:  # the module failed before its test waited: stop the whole group
+        os.killpg(run.pid, 9)
+        run.wait()
 
 
 def test_metrics_contract_and_oracle_page(project):
@@ -353,19 +377,6 @@ def test_repro_again_reruns_nothing_and_deps_are_exact(project):
     assert _would_rerun(proj, env) == set()
 
 
-def test_forced_rerun_is_byte_identical(project):
-    """`dvc repro --force` reruns every stage and gives the first run's bytes."""
-    proj, env, _ = project
-    _run(["dvc", "repro", "--force"], proj, env)
-    for src, name in FIRST_RUN.items():
-        assert (proj / src).read_bytes() == (proj.parent / name).read_bytes(), src
-    # the LLM stages reran but every reply came from their persist caches
-    for report in ("reports/hyde.json", "reports/generation.json"):
-        r = json.loads((proj / report).read_text())
-        assert r["llm_calls"] == 0 and r["cache_hit_rate"] == 1.0, report
-    assert _changed_stages(_run(["dvc", "status"], proj, env)) <= {"corpus"}
-
-
 def test_queued_sweep_runs_in_dvc_copies_and_shows_in_exp_show(project):
     """`dvc exp run --queue` over two values of page_scorer.P, then `dvc queue start`: each
     experiment runs in a copy under .dvc/tmp/exps, where the default corpus location
@@ -466,6 +477,22 @@ def test_killed_stage_leaves_nothing_a_later_stage_could_read(project):
     _run(["dvc", "repro"], proj, env)  # finishes cleanly
     assert (proj / "reports/metrics.json").read_bytes() == before
     assert _changed_stages(_run(["dvc", "status"], proj, env)) <= {"corpus"}
+
+
+def test_forced_rerun_is_byte_identical(project, forced_rerun):
+    """`dvc repro --force` reruns every stage and gives the first run's bytes (in the copy the
+    fixture started; last in the file, so the tests above overlap it)."""
+    proj, env, _ = project
+    copy, run = forced_rerun
+    log = proj.parent / "forced_rerun.log"
+    assert run.wait(timeout=1800) == 0, log.read_text()[-3000:]
+    for src, name in FIRST_RUN.items():
+        assert (copy / src).read_bytes() == (proj.parent / name).read_bytes(), src
+    # the LLM stages reran but every reply came from their persist caches
+    for report in ("reports/hyde.json", "reports/generation.json"):
+        r = json.loads((copy / report).read_text())
+        assert r["llm_calls"] == 0 and r["cache_hit_rate"] == 1.0, report
+    assert _changed_stages(_run(["dvc", "status"], copy, env)) <= {"corpus"}
 
 
 def _changed_stages(status: str) -> set[str]:
