@@ -387,7 +387,11 @@ def test_queued_sweep_runs_in_dvc_copies_and_shows_in_exp_show(project):
     _run(["git", "commit", "-qm", "baseline"], proj, env)
     for p in (10, 5):
         _run(["dvc", "exp", "run", "--queue", "-S", f"page_scorer.P={p}"], proj, env)
-    _run(["dvc", "queue", "start", "-j", "2"], proj, env)  # both at once, one per core
+    # both at once, one per core. Its output goes to a file, not a pipe: the workers it leaves
+    # behind inherit its stdout, and a pipe would hold this test until the last one exits.
+    with open(proj.parent / "queue_start.log", "w") as log:
+        subprocess.run(["dvc", "queue", "start", "-j", "2"], cwd=proj, env=env, stdout=log,
+                       stderr=subprocess.STDOUT, check=True)
     deadline = time.time() + 1200
     status = ""
     while time.time() < deadline:
@@ -395,6 +399,7 @@ def test_queued_sweep_runs_in_dvc_copies_and_shows_in_exp_show(project):
         if "Queued" not in status and "Running" not in status:
             break
         time.sleep(1)
+    _stop_idle_workers(proj)
     assert status.count("Success") == 2 and "Failed" not in status, status
     shown = json.loads(_run(["dvc", "exp", "show", "--json"], proj, env))
     runs = {r["data"]["params"]["params.yaml"]["data"]["page_scorer"]["P"]:
@@ -417,6 +422,28 @@ def test_queued_sweep_runs_in_dvc_copies_and_shows_in_exp_show(project):
                       "retrieve_pages@page_scorer_p5", "index@bm25", "chunk",
                       "page_heads_maxsim@page_maxsim_routed",
                       "page_heads_reranked@page_reranker_routed"}  # their heads are P-free
+
+
+def _stop_idle_workers(proj: Path, grace: float = 30.0) -> None:
+    """Ends the queue's workers once every experiment is done. A worker that decided to shut
+    down (empty queue) while its task still ran can outlive the task for good (seen once, on a
+    busy machine, with DVC 3's celery workers); left alone it idles and holds the repository's
+    caches open for the tests after this one."""
+    import psutil
+
+    deadline = time.time() + grace
+    for pid_file in (proj / ".dvc/tmp/exps/celery").glob("dvc-exp-worker-*.pid"):
+        try:
+            worker = psutil.Process(int(pid_file.read_text().split()[0]))
+            if "queue-worker" not in worker.cmdline():  # gone, its pid reused
+                continue
+        except (ValueError, IndexError, psutil.NoSuchProcess):
+            continue
+        try:
+            worker.wait(timeout=max(0.0, deadline - time.time()))
+        except psutil.TimeoutExpired:
+            worker.terminate()  # a warm shutdown: its task has finished (the queue says so)
+            worker.wait(timeout=30)
 
 
 def test_bad_param_fails_before_work(project):
