@@ -365,6 +365,7 @@ def test_repro_again_reruns_nothing_and_deps_are_exact(project):
         ran = _would_rerun(proj, env)
         assert {"retrieve_pages_routed@page_scorer_routed",
                 "retrieve_zoo@page_scorer_hn_page_order_routed",
+                "retrieve_zoo@page_scorer_hn_page_order_routed_hedged",
                 "retrieve_pages_windows_routed@page_scorer_hn_windows_maxp_routed",
                 "page_heads_maxsim@page_maxsim_routed",
                 "retrieve_pages_maxsim@page_maxsim_routed"} <= ran

@@ -11,9 +11,12 @@ from fingap.retrieval.doc_routing import (
     cover_ticker,
     doc_recall_at,
     extractive_summary,
+    hedge_documents,
+    hedge_run,
     parse_question,
     period_match,
     route,
+    share_company_facts,
 )
 
 COVER_10K = """UNITED STATES
@@ -165,3 +168,46 @@ def test_route_docs_stage_writes_covers_ranking_and_its_doc_recall(tmp_path):
     assert len(read_json(tmp_path / "routing/ranking.json")["q1"]) == 1  # routing.keep
     assert {c["doc"] for c in read_jsonl(tmp_path / "routing/covers.jsonl")} == {
         "ACME_2022_10K", "BOLT_2022_10K"}
+
+
+def test_company_facts_are_shared_by_every_filing_of_the_company():
+    tenk = build_cover("ACME_2022_10K", {"company": "Acme Widgets", "doc_type": "10k",
+                                         "doc_period": 2022}, [COVER_10K])
+    call = build_cover("ACME_2022Q4_EARNINGS", {"company": "Acme Widgets",
+                                                "doc_type": "earnings", "doc_period": 2022}, [])
+    other = build_cover("BOLT_2022_10K", {"company": "Bolt", "doc_type": "10k",
+                                          "doc_period": 2022}, [])
+    assert call.ticker is None and "acme widgets holdings inc" not in call.aliases
+    shared = {c.doc: c for c in share_company_facts([tenk, call, other])}
+    # the earnings release has no cover page: it gets its company's ticker and registrant
+    assert shared["ACME_2022Q4_EARNINGS"].ticker == "ACMW"
+    assert set(shared["ACME_2022Q4_EARNINGS"].aliases) == set(tenk.aliases) | set(call.aliases)
+    assert company_match("What was ACMW's FY2022 margin?", shared["ACME_2022Q4_EARNINGS"]) == 1.0
+    # another company keeps its own facts
+    assert shared["BOLT_2022_10K"].ticker is None
+    assert set(shared["BOLT_2022_10K"].aliases) == set(other.aliases)
+
+
+def test_hedge_documents_names_the_next_document_only_within_the_margin():
+    ranking = {"a": [["D1", 7.0], ["D2", 6.8], ["D3", 1.0]],   # margin 0.2
+               "b": [["D1", 7.0], ["D2", 5.0]],                # margin 2.0
+               "c": [["D1", 7.0]]}                             # no second document
+    assert hedge_documents(ranking, ["a", "b", "c"], 1, 0.5) == {"a": "D2"}
+    assert hedge_documents(ranking, ["a", "b", "c"], 1, 2.5) == {"a": "D2", "b": "D2"}
+    assert hedge_documents(ranking, ["a", "b", "c"], 1, 0.0) == {}
+    # with two routed documents the margin is between the second and the third
+    assert hedge_documents(ranking, ["a"], 2, 6.0) == {"a": "D3"}
+
+
+def test_hedge_run_gives_the_last_slot_to_the_next_documents_best_hit():
+    primary = {"a": [("x1", 0.9), ("x2", 0.8), ("x3", 0.7)],
+               "b": [("x1", 0.9), ("x2", 0.8), ("x3", 0.7)]}
+    secondary = {"a": [("y1", 0.5), ("y2", 0.4)], "b": [("y1", 0.5)]}
+    out = hedge_run(primary, secondary, {"a"}, 3)
+    assert out["a"] == [("x1", 0.9), ("x2", 0.8), ("y1", 0.5)]
+    assert out["b"] == primary["b"]  # not hedged
+    # a secondary hit already among the kept hits is skipped
+    assert hedge_run({"a": [("x1", 1.0), ("x2", 0.5)]}, {"a": [("x1", 1.0), ("y", 0.1)]},
+                     ["a"], 2)["a"] == [("x1", 1.0), ("y", 0.1)]
+    # k = 1 has no slot to give
+    assert hedge_run(primary, secondary, {"a"}, 1)["a"] == [("x1", 0.9)]

@@ -126,6 +126,7 @@ NUMERIC_DOMAINS: dict[str, Domain] = {
     "page_reranker.weight_decay": Domain(float, 0), "page_reranker.seed": _SEED,
     "page_scorer.P": _COUNT, "retrieve.k": _COUNT,
     "routing.cover_pages": _COUNT, "routing.keep": _COUNT, "routing.top_docs": _COUNT,
+    "routing.hedge_margin": Domain(float, 0),
     **{f"routing.weights.{w}": Domain(float, 0)
        for w in ("company", "period", "form", "quarter", "date", "bm25")},
     "llm.batch_size": _COUNT, "llm.batch_tokens": _COUNT, "llm.timeout": _POSITIVE,

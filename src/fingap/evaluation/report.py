@@ -42,6 +42,8 @@ DISPLAY = {
                                           "window, routed to the top-D documents",
     "page_scorer_hn_page_order_routed": "Hard-negative page scorer, page order, routed to the "
                                         "top-D documents",
+    "page_scorer_hn_page_order_routed_hedged": "Hard-negative page scorer, page order, routed, "
+                                               "last slot to the next document when unsure",
     "page_maxsim_routed": "Late interaction (MaxSim) over the routed hard-negative scorer's "
                           "top pages, that scorer's token vectors",
     "page_maxsim_untrained_routed": "Late interaction (MaxSim) over the routed hard-negative "

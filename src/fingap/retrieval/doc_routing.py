@@ -15,12 +15,14 @@ written by hand, so a new filing routes by the same rules.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 
 from ..core.params import ParamError
+from ..core.runs import Run
 
 FORMS = {"10k": "10-K", "10k_annualreport": "10-K", "10q": "10-Q", "8k": "8-K",
          "earnings": "earnings"}
@@ -164,6 +166,25 @@ def build_cover(doc: str, meta: Mapping, first_pages: Sequence[str]) -> CoverRec
     )
 
 
+def share_company_facts(covers: Sequence[CoverRecord]) -> list[CoverRecord]:
+    """Aliases and the ticker belong to the company, not to one filing. An earnings release or
+    an 8-K has no 10-K cover page to read them from, so without this a question that names the
+    company by its ticker or registrant name matches the company's 10-K fully and its earnings
+    release only in part. Each record gets the union of its company's aliases and, when its
+    own pages print none, the ticker its company's covers print most often."""
+    by_company: dict[str, list[CoverRecord]] = defaultdict(list)
+    for c in covers:
+        by_company[c.company].append(c)
+    out = []
+    for c in covers:
+        group = by_company[c.company]
+        tickers = Counter(g.ticker for g in group if g.ticker)
+        ticker = c.ticker or (min(tickers, key=lambda t: (-tickers[t], t)) if tickers else None)
+        aliases = tuple(sorted({a for g in group for a in g.aliases}))
+        out.append(replace(c, aliases=aliases, ticker=ticker))
+    return out
+
+
 @dataclass
 class QuestionFacets:
     years: list[int] = field(default_factory=list)
@@ -292,6 +313,36 @@ def routed_documents(ranking: Mapping[str, Sequence], qids: Sequence[str],
     """The first ``top_docs`` documents of each question in a route_docs ranking
     (``{qid: [[doc, score], ...]}``)."""
     return {q: [doc for doc, _ in ranking[q][:top_docs]] for q in qids}
+
+
+def hedge_documents(ranking: Mapping[str, Sequence], qids: Iterable[str], top_docs: int,
+                    margin: float) -> dict[str, str]:
+    """The next document after the first ``top_docs`` for each question whose router is unsure:
+    the score of its last routed document is less than ``margin`` above the next one's
+    (``margin`` 0: no question is hedged)."""
+    out = {}
+    for q in qids:
+        ranked = ranking[q]
+        if len(ranked) > top_docs and float(ranked[top_docs - 1][1]) - float(
+                ranked[top_docs][1]) < margin:
+            out[q] = ranked[top_docs][0]
+    return out
+
+
+def hedge_run(primary: Run, secondary: Run, hedged: Iterable[str], k: int) -> Run:
+    """A run whose hedged questions give the last of their ``k`` slots to the best hit of
+    ``secondary`` (the next routed document's run) that ``primary`` does not already hold;
+    every other question keeps ``primary``. The hedge trades the k-th hit of the first document
+    for the best hit of the second, so a wrong first document no longer costs every slot."""
+    hedged = set(hedged)
+    out: Run = {}
+    for q, hits in primary.items():
+        extra = [h for h in secondary.get(q, []) if h[0] not in {c for c, _ in hits[:k - 1]}]
+        if q in hedged and extra and k >= 2:
+            out[q] = list(hits[:k - 1]) + [extra[0]]
+        else:
+            out[q] = list(hits[:k])
+    return out
 
 
 def doc_recall_at(gold_docs: Sequence[str], ranked: Sequence[str], n: int) -> float:

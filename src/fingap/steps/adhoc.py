@@ -33,7 +33,8 @@ BEST_SELECTION = Path("reports/best_selection.json")
 # only, a per-fold trained reranker, or weights these machines lack
 _NOT_AD_HOC = {"hyde", "multi_hyde", "dense_multi_hyde_reranker", "page_scorer_multi_hyde",
                "dense_reranker", "page_scorer_reranker", "bge_m3_all_three",
-               "page_scorer_hn_page_order_routed", "page_reranker_routed",
+               "page_scorer_hn_page_order_routed", "page_scorer_hn_page_order_routed_hedged",
+               "page_reranker_routed",
                "page_reranker_untrained_routed", "page_maxsim_routed",
                "page_maxsim_untrained_routed"}
 PAGE_METHODS = {

@@ -13,7 +13,13 @@ from ..core.params import require_int
 from ..ingestion import corpus as corpus_mod
 from ..ingestion.corpus import STATUS_EVALUATED, read_questions
 from ..ingestion.extract import read_page_texts
-from ..retrieval.doc_routing import RoutingWeights, build_cover, doc_recall_at, route
+from ..retrieval.doc_routing import (
+    RoutingWeights,
+    build_cover,
+    doc_recall_at,
+    route,
+    share_company_facts,
+)
 
 CUTOFFS = (1, 3, 5, 10)
 
@@ -31,8 +37,9 @@ def run_route_docs(params: dict, corpus_params: dict, corpus_out: Path, pages_pa
     pages: dict[str, list[tuple[int, str]]] = defaultdict(list)
     for (doc, page), text in read_page_texts(pages_path).items():
         pages[doc].append((page, text))
-    covers = [build_cover(doc, meta.get(doc, {}), [t for _, t in sorted(pages[doc])[:n_pages]])
-              for doc in sorted(pages)]
+    covers = share_company_facts([build_cover(doc, meta.get(doc, {}),
+                                              [t for _, t in sorted(pages[doc])[:n_pages]])
+                                  for doc in sorted(pages)])
     questions = [q for q in read_questions(corpus_out) if q.status == STATUS_EVALUATED]
     ranking = route({q.id: q.question for q in questions}, covers, weights)
     write_jsonl(out_dir / "covers.jsonl", (c.to_dict() for c in covers))

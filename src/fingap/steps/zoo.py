@@ -129,15 +129,52 @@ class Context:
             top = require_int(self.params["routing"], "routing", "top_docs", minimum=1)
             from ..retrieval.doc_routing import routed_documents
 
-            self._cache["routed"] = routed_documents(read_json(self.paths["routing"]),
+            self._cache["routed"] = routed_documents(self._routing_ranking(),
                                                      list(self.queries), top)
         return self._cache["routed"]
 
+    def _routing_ranking(self) -> dict:
+        if "routing" not in self._cache:
+            self._cache["routing"] = read_json(self.paths["routing"])
+        return self._cache["routing"]
+
+    def next_docs(self) -> dict[str, list[str]]:
+        """Each question's first document after its ``routing.top_docs`` routed ones (its last
+        routed one where the ranking has no other)."""
+        top = require_int(self.params["routing"], "routing", "top_docs", minimum=1)
+        ranking = self._routing_ranking()
+        return {q: [ranking[q][min(top, len(ranking[q]) - 1)][0]] for q in self.queries}
+
+    def hedged_questions(self) -> dict[str, str]:
+        """The questions whose router margin is below ``routing.hedge_margin``, with the next
+        document (fingap.retrieval.doc_routing.hedge_documents)."""
+        from ..retrieval.doc_routing import hedge_documents
+
+        top = require_int(self.params["routing"], "routing", "top_docs", minimum=1)
+        margin = float(self.params["routing"].get("hedge_margin", 0.0))  # domain-checked
+        return hedge_documents(self._routing_ranking(), sorted(self.queries), top, margin)
+
+    def hedged_routed_run(self, cond: str, variant: str = "hn") -> Run:
+        """The routed page-order run, where an unsure router's question gives its last slot to
+        the next document's best chunk (by the same page scorer, page order)."""
+        from ..retrieval.doc_routing import hedge_run
+
+        primary = self.page_scorer_final(cond, "page_score",
+                                         ranked=self.ranked_pages(cond, variant=variant,
+                                                                  routed=True))
+        if cond != "standard":  # an oracle condition already names its pages
+            return primary
+        secondary = self.page_scorer_final(cond, "page_score",
+                                           ranked=self.ranked_pages(cond, variant=variant,
+                                                                    routed="next"))
+        return hedge_run(primary, secondary, self.hedged_questions(), self.k)
+
     def ranked_pages(self, cond: str, top: int | None = None, variant: str = "trained",
-                     routed: bool = False) -> dict:
+                     routed: bool | str = False) -> dict:
         """Fine-tuned page ranking per question (each by its held-out fold's model);
         ``variant`` ``hn`` is the hard-negative page scorer; ``routed``: under the standard
-        condition, only the pages of the question's routed documents."""
+        condition, only the pages of the question's routed documents (``"next"``: of the
+        document after them, see ``next_docs``)."""
         from ..retrieval.page_ranking import fold_models, rank_pages
         from ..training.page_scorer import TrainConfig
         from .page_variants import page_variant
@@ -158,10 +195,11 @@ class Context:
             cfg = TrainConfig.from_params(self.params["page_scorer_train"])
             model_of, paths = fold_models("trained", self.fold_of(), self.questions, cfg.model,
                                           models)
+            docs = (self.next_docs() if routed == "next" else self.routed_docs() if routed
+                    else None)
             self._cache[key] = rank_pages(index, self.questions, model_of, paths,
                                           cfg.max_seq_length, cfg.precision, cond, top,
-                                          self.paths["cache"],
-                                          self.routed_docs() if routed else None, aggregate)
+                                          self.paths["cache"], docs, aggregate)
         return self._cache[key]
 
     def method_pages(self, method: str, cond: str) -> dict:
@@ -177,7 +215,9 @@ class Context:
             return self.hybrid_pages(cond, variant)
         if method.startswith("page_ensemble"):
             return self.ensemble_pages(cond)
-        return self.ranked_pages(cond, variant=variant, routed=method.endswith("_routed"))
+        # a hedged row's page ranking is its routed one (the hedge acts on the final hits)
+        return self.ranked_pages(cond, variant=variant,
+                                 routed=method.removesuffix("_hedged").endswith("_routed"))
 
     def head_candidates(self, method: str) -> int:
         """How many of the first stage's pages a head method reorders."""
@@ -515,6 +555,9 @@ METHODS: dict[str, Callable[[Context, str], Run]] = {
         cond, "page_score", ranked=c.ranked_pages(cond, variant="hn")),
     "page_scorer_hn_page_order_routed": lambda c, cond: c.page_scorer_final(
         cond, "page_score", ranked=c.ranked_pages(cond, variant="hn", routed=True)),
+    # ... where an unsure router (margin below routing.hedge_margin) gives the last slot to
+    # the next document's best chunk
+    "page_scorer_hn_page_order_routed_hedged": lambda c, cond: c.hedged_routed_run(cond),
     "page_hybrid_hn": lambda c, cond: c.page_scorer_run(cond, c.k,
                                                         ranked=c.hybrid_pages(cond, "hn")),
     "page_hybrid_hn_page_order": lambda c, cond: c.page_scorer_final(
