@@ -78,11 +78,14 @@ def main() -> None:
     ap.add_argument("--root", type=Path, default=Path("."))
     ap.add_argument("--row", default="page_scorer_hn_page_order",
                     help="the routed row's scorer, whose Oracle-Doc records are read")
+    ap.add_argument("--records", type=Path, default=None,
+                    help="folder of per-question records (default: ROOT/reports/per_question)")
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args()
     root = args.root
+    records_dir = args.records or root / "reports/per_question"
     records = {r["question_id"]: r for r in read_jsonl(
-        root / f"reports/per_question/{args.row}__oracle_doc.jsonl")}
+        records_dir / f"{args.row}__oracle_doc.jsonl")}
     ranking = read_json(root / "data/routing/ranking.json")
     fold_of = fold_of_question(read_json(root / "data/folds.json"))
     fold_of = {q: fold_of[q] for q in records}
