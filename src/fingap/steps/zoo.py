@@ -189,7 +189,8 @@ class Context:
                 raise ParamError(f"unknown fine-tuned page scorer {variant!r}")
             models, index, aggregate = v.models, v.index, v.aggregate
         top = top or self._P()
-        routed = routed and cond == "standard"  # an oracle condition already names its pages
+        if cond != "standard":  # an oracle condition already names its pages
+            routed = False
         key = ("ranked", cond, top, variant, routed)
         if key not in self._cache:
             cfg = TrainConfig.from_params(self.params["page_scorer_train"])
