@@ -19,6 +19,7 @@ picks its setting on its own questions.
 
     python benchmarks/study_hedge.py --root <a project with route_docs run> \
         --row page_scorer_hn_page_order
+    python benchmarks/study_hedge.py --row page_scorer_hn_page_order_routed --from-runs
 """
 
 from __future__ import annotations
@@ -80,12 +81,24 @@ def main() -> None:
                     help="the routed row's scorer, whose Oracle-Doc records are read")
     ap.add_argument("--records", type=Path, default=None,
                     help="folder of per-question records (default: ROOT/reports/per_question)")
+    ap.add_argument("--from-runs", action="store_true",
+                    help="score ROOT/data/runs/ROW/oracle_doc.json as evaluate scores it instead")
     ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--section", default="hedge", help="the JSON section written in --out")
     args = ap.parse_args()
     root = args.root
-    records_dir = args.records or root / "reports/per_question"
-    records = {r["question_id"]: r for r in read_jsonl(
-        records_dir / f"{args.row}__oracle_doc.jsonl")}
+    if args.from_runs:
+        from fingap.core.runs import read_run
+        from fingap.evaluation.scoring import ChunkLookup, score_run
+        from fingap.ingestion.corpus import read_questions
+
+        lookup = ChunkLookup.of_chunks(read_jsonl(root / "data/chunks/chunks.jsonl"))
+        scored = score_run(read_questions(root / "data/corpus"),
+                           read_run(root / f"data/runs/{args.row}/oracle_doc.json"), lookup, K)
+    else:
+        records_dir = args.records or root / "reports/per_question"
+        scored = read_jsonl(records_dir / f"{args.row}__oracle_doc.jsonl")
+    records = {r["question_id"]: r for r in scored}
     ranking = read_json(root / "data/routing/ranking.json")
     fold_of = fold_of_question(read_json(root / "data/folds.json"))
     fold_of = {q: fold_of[q] for q in records}
@@ -120,9 +133,11 @@ def main() -> None:
         "chosen_vs_unhedged_DocRec": {
             k: round(v, 4) if isinstance(v, float) else v
             for k, v in paired_bootstrap(chosen_doc, base_doc).items()},
-        "command": f"python benchmarks/study_hedge.py --root <project> --row {args.row}",
+        "records": "data/runs (scored)" if args.from_runs else "per-question records",
+        "command": "python benchmarks/study_hedge.py --root <project> --row "
+                   f"{args.row}" + (" --from-runs" if args.from_runs else ""),
     }
-    update_json_section(args.out, "hedge", result)
+    update_json_section(args.out, args.section, result)
     print(result)
 
 
