@@ -45,12 +45,9 @@ def routed_hits(records: dict[str, dict], ranking: dict, margin: float, k: int =
     def run_of(doc_of: dict[str, str]) -> dict[str, list[tuple[str, float]]]:
         # a document's hits are the Oracle-Doc ones when it is the gold document; another
         # document's hits cannot hold a gold page, so they stand in as empty placeholders
-        out = {}
-        for q, r in records.items():
-            hits = r["retrieved"] if doc_of[q] == r["doc"] else [
-                (f"{doc_of[q]}::other{i}", 0.0) for i in range(k)]
-            out[q] = [(h[0], 0.0) if isinstance(h, list) else h for h in hits]
-        return out
+        return {q: [(h[0], 0.0) for h in r["retrieved"]] if doc_of[q] == r["doc"]
+                else [(f"{doc_of[q]}::other{i}", 0.0) for i in range(k)]
+                for q, r in records.items()}
 
     first = run_of({q: ranking[q][0][0] for q in records})
     second = run_of({q: ranking[q][1][0] if len(ranking[q]) > 1 else ranking[q][0][0]

@@ -9,6 +9,7 @@ fusing or reranking five chunks would say little.
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -138,21 +139,22 @@ class Context:
             self._cache["routing"] = read_json(self.paths["routing"])
         return self._cache["routing"]
 
-    def next_docs(self) -> dict[str, list[str]]:
-        """Each question's first document after its ``routing.top_docs`` routed ones (its last
-        routed one where the ranking has no other)."""
-        top = require_int(self.params["routing"], "routing", "top_docs", minimum=1)
-        ranking = self._routing_ranking()
-        return {q: [ranking[q][min(top, len(ranking[q]) - 1)][0]] for q in self.queries}
-
-    def hedged_questions(self) -> dict[str, str]:
-        """The questions whose router margin is below ``routing.hedge_margin``, with the next
-        document (fingap.retrieval.doc_routing.hedge_documents)."""
+    def hedged_questions(self, margin: float | None = None) -> dict[str, str]:
+        """The questions whose router margin is below ``margin`` (default
+        ``routing.hedge_margin``), with the next document after their routed ones
+        (fingap.retrieval.doc_routing.hedge_documents)."""
         from ..retrieval.doc_routing import hedge_documents
 
         top = require_int(self.params["routing"], "routing", "top_docs", minimum=1)
-        margin = float(self.params["routing"].get("hedge_margin", 0.0))  # domain-checked
+        if margin is None:
+            margin = float(self.params["routing"].get("hedge_margin", 0.0))  # domain-checked
         return hedge_documents(self._routing_ranking(), sorted(self.queries), top, margin)
+
+    def next_docs(self) -> dict[str, list[str]]:
+        """Each question's first document after its routed ones (its last routed one where the
+        ranking has no other), whether or not it is hedged."""
+        nxt = self.hedged_questions(math.inf)
+        return {q: [nxt[q]] if q in nxt else docs[-1:] for q, docs in self.routed_docs().items()}
 
     def hedged_routed_run(self, cond: str, variant: str = "hn") -> Run:
         """The routed page-order run, where an unsure router's question gives its last slot to
