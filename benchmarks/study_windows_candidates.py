@@ -27,7 +27,13 @@ import yaml
 from fingap.core.io import read_json, update_json_section
 from fingap.ingestion.corpus import STATUS_EVALUATED, read_questions
 from fingap.retrieval.doc_routing import routed_documents
-from fingap.retrieval.page_ranking import PageRows, encode_queries, fold_models, page_recall_at
+from fingap.retrieval.page_ranking import (
+    PageIndex,
+    PageRows,
+    encode_queries,
+    fold_models,
+    page_recall_at,
+)
 from fingap.retrieval.page_windows import WindowPageIndex
 from fingap.training.folds import fold_of_question
 
@@ -72,7 +78,7 @@ def main() -> None:
     rec = {(a, c, n): 0.0 for a, c in cells for n in (*CANDIDATES, None)}
     union: dict[tuple[int, str], set[int]] = {(n, m): set() for n in CANDIDATES for m in by_model}
     for name, qs in sorted(by_model.items()):
-        hn_emb = np.load(hn_dir / f"{name}.npy").astype(np.float32)
+        hn_index = PageIndex(keys, np.load(hn_dir / f"{name}.npy"))
         win_emb = np.load(win_dir / f"{name}.npy")
         index = {a: WindowPageIndex(keys, win_emb, window_page, window_tokens, a)
                  for a in AGGREGATIONS}
@@ -86,9 +92,8 @@ def main() -> None:
             for cond in CONDITIONS:
                 allowed = rows.allowed("standard" if cond == "routed" else cond, q,
                                        routed[q.id] if cond == "routed" else None)
-                pool = np.arange(len(keys)) if allowed is None else allowed
-                hn_scores = hn_emb[pool] @ hv
-                hn_order = pool[np.lexsort((pool, -hn_scores))]
+                hn_order = np.array([rows.row_of[k] for k, _ in
+                                     hn_index.rank(hv, max(CANDIDATES), allowed)])
                 for n in CANDIDATES:
                     union[(n, name)].update(int(r) for r in hn_order[:n])
                 for agg, win in index.items():
