@@ -81,3 +81,18 @@ def test_max_text_scores_takes_best_chunk_and_ascii_normalises():
     assert s["BLEU"] == pytest.approx(1.0)
     assert max_text_scores(ref, []) == {"BLEU": 0.0, "ROUGE-L": 0.0}
     assert ascii_only("a\u00a0b") == "ab"
+
+
+def test_text_scores_are_memoised_per_string_pair():
+    import sacrebleu
+
+    ref = "Net revenue was 4,110 million in fiscal 2022, up from 3,871 million."
+    cand = "Net revenue was 4,110 million in 2022"
+    expected = sacrebleu.sentence_bleu(cand, [ref]).score / 100.0
+    bleu.cache_clear()
+    rouge_l.cache_clear()
+    first = (bleu(cand, ref), rouge_l(ref, cand))
+    again = (bleu(cand, ref), rouge_l(ref, cand))
+    assert first == again and first[0] == expected  # the cache returns what was computed
+    assert bleu.cache_info().hits == 1 and rouge_l.cache_info().hits == 1
+    assert rouge_l(cand, ref) == first[1]  # F-measure is symmetric, though keyed by order

@@ -51,3 +51,13 @@ def test_chunk_lookup_of_the_chunk_stage_records():
 
     lookup = ChunkLookup.of_chunks([{"chunk_id": "c1", "doc": "D", "page": 3, "text": "x"}])
     assert lookup["c1"] == ("D", 3, "x")
+
+
+def test_recall_only_records_match_the_full_ones_without_text_scores():
+    questions = [_q("q1", "A", [0, 1]), _q("q2", "A", [1])]
+    run = {"q1": [("B0", 0.9), ("A0", 0.8)], "q2": [("A1", 0.7)]}
+    full = score_run(questions, run, LOOKUP, k=5)
+    lean = score_run(questions, run, LOOKUP, k=5, text=False)
+    for f, r in zip(full, lean, strict=True):
+        assert "BLEU" not in r and "ROUGE-L" not in r
+        assert r == {key: v for key, v in f.items() if key not in ("BLEU", "ROUGE-L")}

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -41,6 +42,12 @@ def page_recall(
     return len(gold & {(d, int(p)) for d, p in retrieved}) / len(gold)
 
 
+# evaluate scores the same (chunk, evidence) pair once per run that retrieves it, ~126 runs;
+# both scores are pure functions of the two strings, so memoising them changes no number
+_TEXT_PAIR_CACHE = 1 << 16
+
+
+@lru_cache(maxsize=_TEXT_PAIR_CACHE)
 def bleu(candidate: str, reference: str) -> float:
     """sacrebleu sentence BLEU in [0, 1]."""
     import sacrebleu
@@ -78,6 +85,7 @@ def lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
     return len(a) - bin(v).count("1")
 
 
+@lru_cache(maxsize=_TEXT_PAIR_CACHE)
 def rouge_l(reference: str, candidate: str) -> float:
     """ROUGE-L F-measure, as rouge_score.rouge_scorer.RougeScorer(['rougeL']) computes it."""
     ref, cand = rouge_tokens(reference), rouge_tokens(candidate)

@@ -36,11 +36,12 @@ class ChunkLookup:
 
 
 def score_question(q: Question, hits: Sequence[tuple[str, float]], chunks: ChunkLookup,
-                   k: int) -> dict:
+                   k: int, text: bool = True) -> dict:
+    """One question's record; ``text=False`` leaves out BLEU and ROUGE-L (nearly all of the
+    cost) for callers that read only the recalls."""
     top = list(hits)[:k]
     rows = [chunks[c] for c, _ in top]
-    text = max_text_scores(q.evidence_text, [t for _, _, t in rows])
-    return {
+    record = {
         "question_id": q.id,
         "question_type": q.question_type,
         "doc_type": q.doc_type,
@@ -49,14 +50,16 @@ def score_question(q: Question, hits: Sequence[tuple[str, float]], chunks: Chunk
         "retrieved": [[c, d, p, round(s, 6)] for (c, s), (d, p, _) in zip(top, rows, strict=True)],
         "DocRec": doc_recall(q.gold_docs, [d for d, _, _ in rows]),
         "PageRec": page_recall(q.gold_pages, [(d, p) for d, p, _ in rows]),
-        "BLEU": text["BLEU"],
-        "ROUGE-L": text["ROUGE-L"],
     }
+    if text:
+        record.update(max_text_scores(q.evidence_text, [t for _, _, t in rows]))
+    return record
 
 
-def score_run(questions: Sequence[Question], run: Run, chunks: ChunkLookup, k: int) -> list[dict]:
+def score_run(questions: Sequence[Question], run: Run, chunks: ChunkLookup, k: int,
+              text: bool = True) -> list[dict]:
     """Per-question records for every evaluated question (missing ones score 0: no hits)."""
-    return [score_question(q, run.get(q.id, []), chunks, k)
+    return [score_question(q, run.get(q.id, []), chunks, k, text=text)
             for q in questions if q.status == STATUS_EVALUATED]
 
 

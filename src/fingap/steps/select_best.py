@@ -36,7 +36,7 @@ def run_select_best(params: dict, corpus_out: Path, chunks_path: Path, folds_pat
     lookup = ChunkLookup.of_chunks(chunks)
     page_rec = {m: {r["question_id"]: r["PageRec"]
                     for r in score_run(questions, read_run(runs_dir / m / "standard.json"),
-                                       lookup, k)}
+                                       lookup, k, text=False)}
                 for m in candidates}
     choice = select_per_fold(page_rec, fold_of, candidates)
     for cond in conditions:
