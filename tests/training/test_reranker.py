@@ -45,8 +45,7 @@ def test_tiny_training_lowers_loss_and_reranks_within_candidates():
           ("capital expenditure?", "Table of contents.", 0.0)]
     model, res = train_cross_encoder(ex, cfg, seed=0)
     assert res.step_loss[-1] < res.step_loss[0] and res.n_steps == 8
-    rr = CrossEncoderReranker.__new__(CrossEncoderReranker)
-    rr.model, rr.max_length, rr.batch_size, rr.precision = model, 48, 4, "fp32"
+    rr = CrossEncoderReranker.of_model(model, max_length=48, batch_size=4, precision="fp32")
     texts = {"a": ex[1][1], "b": ex[0][1], "c": ex[2][1]}
     run = {"q": [("a", 3.0), ("b", 2.0), ("c", 1.0)]}
     out = rr.rerank(run, {"q": "dividend per share?"}, texts, k=2, n_candidates=2)

@@ -41,6 +41,7 @@ PATHS = {
     "reranker_models": Path("models/reranker"),
     "page_reranker_models": Path("models/page_reranker"),
     "cache": Path("data/cache/embeddings.sqlite"),
+    "score_cache": Path("data/cache/cross_scores.sqlite"),  # cross-encoder scores
     "hyde": Path("data/hyde"),
     "routing": Path("data/routing/ranking.json"),
     "page_heads": Path("data/page_heads"),
@@ -488,7 +489,8 @@ class Context:
             reranker = CrossEncoderReranker(
                 model, max_length=max_length or int(rp.get("max_length", 256)),
                 batch_size=int(rp.get("batch_size", 32)),
-                precision=precision or rp.get("precision", "bf16"), seed=seed)
+                precision=precision or rp.get("precision", "bf16"), seed=seed,
+                cache_path=self.paths.get("score_cache"))
         self._cache[key] = reranker
         return reranker
 
