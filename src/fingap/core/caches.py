@@ -1,4 +1,4 @@
-"""Side caches (LLM replies, embeddings) in DVC's experiment copies.
+"""Side caches (LLM replies, embeddings, cross-encoder scores) and DVC's experiment copies.
 
 A queued or ``--temp`` experiment runs in a copy of the repository under ``.dvc/tmp/exps/``,
 which holds the tracked outputs but none of the workspace's untracked cache files. Every entry
@@ -12,7 +12,10 @@ from __future__ import annotations
 import logging
 import os
 import sqlite3
+from collections.abc import Sequence
 from pathlib import Path
+
+import numpy as np
 
 log = logging.getLogger("fingap")
 
@@ -46,3 +49,32 @@ def seed_from_dvc_root(path: str | Path) -> bool:
     os.replace(tmp, path)
     log.info("seeded %s from the workspace (%s)", path, source)
     return True
+
+
+class VectorCache:
+    """float32 vectors in SQLite by string key (embeddings, cross-encoder scores)."""
+
+    def __init__(self, path: str | Path):
+        seed_from_dvc_root(path)  # a queued experiment starts from the workspace's vectors
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        self.conn = sqlite3.connect(str(path))
+        self.conn.execute("CREATE TABLE IF NOT EXISTS emb (key TEXT PRIMARY KEY, vec BLOB)")
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, np.ndarray]:
+        out = {}
+        for i in range(0, len(keys), 500):
+            part = list(keys[i : i + 500])
+            q = f"SELECT key, vec FROM emb WHERE key IN ({','.join('?' * len(part))})"
+            for k, v in self.conn.execute(q, part):
+                out[k] = np.frombuffer(v, dtype=np.float32)
+        return out
+
+    def put_many(self, items: dict[str, np.ndarray]) -> None:
+        with self.conn:
+            self.conn.executemany(
+                "INSERT OR REPLACE INTO emb VALUES (?, ?)",
+                [(k, np.asarray(v, dtype=np.float32).tobytes()) for k, v in items.items()],
+            )
+
+    def close(self) -> None:
+        self.conn.close()

@@ -17,13 +17,12 @@ re-chunking only encodes chunks whose text is new.
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-from ..core.caches import seed_from_dvc_root
+from ..core.caches import VectorCache
 from ..core.models import ensure_offline, model_fingerprint, resolve_model
 from ..core.params import ParamError
 from ..core.precision import autocast
@@ -33,31 +32,8 @@ LONG_TEXT_MODES = ("mean_pool", "truncate")
 PRECISIONS = ("fp32", "bf16")
 
 
-class EmbeddingCache:
-    def __init__(self, path: str | Path):
-        seed_from_dvc_root(path)  # a queued experiment starts from the workspace's vectors
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        self.conn = sqlite3.connect(str(path))
-        self.conn.execute("CREATE TABLE IF NOT EXISTS emb (key TEXT PRIMARY KEY, vec BLOB)")
-
-    def get_many(self, keys: Sequence[str]) -> dict[str, np.ndarray]:
-        out = {}
-        for i in range(0, len(keys), 500):
-            part = list(keys[i : i + 500])
-            q = f"SELECT key, vec FROM emb WHERE key IN ({','.join('?' * len(part))})"
-            for k, v in self.conn.execute(q, part):
-                out[k] = np.frombuffer(v, dtype=np.float32)
-        return out
-
-    def put_many(self, items: dict[str, np.ndarray]) -> None:
-        with self.conn:
-            self.conn.executemany(
-                "INSERT OR REPLACE INTO emb VALUES (?, ?)",
-                [(k, np.asarray(v, dtype=np.float32).tobytes()) for k, v in items.items()],
-            )
-
-    def close(self) -> None:
-        self.conn.close()
+# the store is the generic one: embeddings here, cross-encoder scores in reranking
+EmbeddingCache = VectorCache
 
 
 class TextEncoder:

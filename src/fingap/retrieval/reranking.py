@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..core.caches import VectorCache
 from ..core.precision import autocast
 from ..core.runs import Run, top_k
 
@@ -43,11 +44,7 @@ class CrossEncoderReranker:
                  precision: str = "bf16", seed: int = 0, cache_path: str | Path | None = None):
         self.model = load_cross_encoder(model, max_length=max_length, seed=seed)
         self.max_length, self.batch_size, self.precision = max_length, batch_size, precision
-        self.cache = None
-        if cache_path:
-            from .embedding import EmbeddingCache  # the same SQLite store: one float per pair
-
-            self.cache = EmbeddingCache(cache_path)
+        self.cache = VectorCache(cache_path) if cache_path else None  # one float per pair
         self._settings: str | None = None
 
     @classmethod
