@@ -40,7 +40,8 @@ def main(mode: str = "") -> None:
                                   Path("data/pages/pages.jsonl"), Path("data/folds.json"),
                                   Path("models/page_scorer"), Path("data/page_index/trained"),
                                   models, report_path, report_to=("mlflow",), windows=windows,
-                                  facts_path=Path("data/synthetic/facts.jsonl"))
+                                  facts_path=Path("data/synthetic/facts.jsonl"),
+                                  doc2query_path=Path("data/synthetic/doc2query.jsonl"))
             log_fold_models(report, models)
         report["mlflow_run_id"] = run_id
         write_json(report_path, report)

@@ -40,6 +40,29 @@ def one_layer_minilm(dest: Path) -> Path:
     return dest
 
 
+def tiny_params(params: dict, tiny_model: Path) -> None:
+    """The e2e run's parameters, in place: the one-layer MiniLM everywhere, 3 folds, short
+    training and short LLM replies (benchmarks/tiny_identical.py builds the same project)."""
+    for sec, key in MINILM_PARAMS:
+        assert params[sec][key] == "minilm", (sec, key)
+        params[sec][key] = str(tiny_model)
+    params["folds"]["n_folds"] = 3  # the tiny corpus has 3 documents with questions
+    params["page_scorer_train"].update(epochs=2, batch_size=2, max_seq_length=64)
+    params["page_scorer_hn"].update(epochs=2, synthetic_per_doc=2)  # fact-store questions too
+    # and LLM-written (doc2query) ones: one page of each fold's fit document (tiny pages)
+    if "doc2query" in params:  # (absent before the doc2query stage existed)
+        params["doc2query"].update(per_doc=1, min_chars=0, max_new_tokens=24)
+    params["page_windows"].update(epochs=2, overlap=16)  # windows of 62 tokens, 46 apart
+    params["reranker_train"].update(epochs=1, batch_size=4, max_length=64)
+    params["page_reranker"].update(epochs=1, batch_size=4, max_length=64)
+    params["chunk"].update(E2E_CHUNK)
+    params["children"].update(size=16, overlap=4)  # several children per tiny page
+    # the real bundled LLM, with short replies: the point is the plumbing and the cache
+    params["llm"].update(batch_size=4)
+    params["hyde"].update(max_new_tokens=12, subquery_max_new_tokens=24)
+    params["generate"].update(max_new_tokens=8)
+
+
 def _run(cmd: list[str], cwd: Path, env: dict) -> str:
     p = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
     if p.returncode != 0:
@@ -64,22 +87,7 @@ def project(tmp_path_factory):
     append_statement_page(corpus / "pdfs" / "ACME_2022_10K.pdf")
     params = yaml.safe_load((proj / "params.yaml").read_text())
     assert not params["corpus"]["dir"]  # the default location, resolved by fingap
-    tiny = str(one_layer_minilm(root / "minilm_1layer"))
-    for sec, key in MINILM_PARAMS:
-        assert params[sec][key] == "minilm", (sec, key)
-        params[sec][key] = tiny
-    params["folds"]["n_folds"] = 3  # the tiny corpus has 3 documents with questions
-    params["page_scorer_train"].update(epochs=2, batch_size=2, max_seq_length=64)
-    params["page_scorer_hn"].update(epochs=2, synthetic_per_doc=2)  # fact-store questions too
-    params["page_windows"].update(epochs=2, overlap=16)  # windows of 62 tokens, 46 apart
-    params["reranker_train"].update(epochs=1, batch_size=4, max_length=64)
-    params["page_reranker"].update(epochs=1, batch_size=4, max_length=64)
-    params["chunk"].update(E2E_CHUNK)
-    params["children"].update(size=16, overlap=4)  # several children per tiny page
-    # the real bundled LLM, with short replies: the point is the plumbing and the cache
-    params["llm"].update(batch_size=4)
-    params["hyde"].update(max_new_tokens=12, subquery_max_new_tokens=24)
-    params["generate"].update(max_new_tokens=8)
+    tiny_params(params, one_layer_minilm(root / "minilm_1layer"))
     (proj / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
     env = dict(os.environ)
     env.pop("MLFLOW_TRACKING_URI", None)
@@ -255,6 +263,14 @@ def test_tables_have_their_rows(project):
     facts = (proj / "data/synthetic/facts.jsonl").read_text().splitlines()
     assert facts and all("ACME_2022_10K" in f for f in facts)
     assert all("n_synthetic_questions" in f for f in hn["folds"])
+    # doc2query asked the bundled LLM about one page of each fold's one fit document; the
+    # 135M model's replies that are no question are counted, not trained on
+    d2q = json.loads((proj / "reports/doc2query.json").read_text())
+    assert [f["questions"] + f["rejected_replies"] for f in d2q["folds"]] == [1, 1, 1]
+    written = (proj / "data/synthetic/doc2query.jsonl").read_text().splitlines()
+    assert len(written) == sum(f["questions"] for f in d2q["folds"])
+    if written:
+        assert all("n_doc2query_questions" in f for f in hn["folds"])
     assert "| Epoch |" in (proj / "reports/page_scorer_hn.md").read_text()
     hnw = json.loads((proj / "reports/page_scorer_hn_windows_training.json").read_text())
     assert len(hnw["folds"]) == 3 and hnw["windows"] == {"overlap": 16, "normalise": True}

@@ -116,6 +116,9 @@ NUMERIC_DOMAINS: dict[str, Domain] = {
     "page_scorer_hn.mine_top": _COUNT, "page_scorer_hn.negatives_per_pair": Domain(int, 0),
     "page_scorer_hn.false_negative_recall": Domain(float, 0, 1, low_open=True),
     "page_scorer_hn.seed": _SEED, "page_scorer_hn.synthetic_per_doc": Domain(int, 0),
+    "doc2query.per_doc": Domain(int, 0), "doc2query.seed": _SEED,
+    "doc2query.min_chars": Domain(int, 0), "doc2query.max_chars": Domain(int, 100),
+    "doc2query.max_new_tokens": Domain(int, 8),
     "page_windows.overlap": Domain(int, 0), "page_windows.epochs": _COUNT,
     "page_maxsim.candidates": _COUNT,
     "page_reranker.candidates": _COUNT, "page_reranker.negatives": _COUNT,
@@ -154,3 +157,13 @@ def check_numeric_domains(params: dict[str, Any]) -> None:
         value = sec[key]
         if not domain.accepts(value):
             raise ParamError(f"{dotted} must be {domain.describe()}, got {value!r}")
+
+
+def section_dataclass(cls, p: dict[str, Any], name: str):
+    """``cls(**p)`` for the params section ``name``: its unknown keys and numeric domains are
+    checked first, so a typo or a bad value fails with the parameter's name."""
+    unknown = set(p) - set(cls.__dataclass_fields__)
+    if unknown:
+        raise ParamError(f"{name}: unknown keys {sorted(unknown)}")
+    check_numeric_domains({name: dict(p)})
+    return cls(**p)

@@ -25,7 +25,12 @@ from ..ingestion.corpus import Evidence, Question, read_questions
 from ..ingestion.extract import read_page_texts
 from ..retrieval.page_ranking import encode_pages, load_bi_encoder, page_text
 from ..retrieval.page_windows import PageWindowTexts, WindowConfig, best_window
-from ..training.folds import fold_metadata, fold_training_record, fold_training_sets
+from ..training.folds import (
+    FoldLeak,
+    fold_metadata,
+    fold_training_record,
+    fold_training_sets,
+)
 from ..training.hard_negatives import (
     MINERS,
     mine_negatives,
@@ -183,17 +188,34 @@ def synthetic_pairs_questions(facts: list[dict], company_of: dict[str, str], fol
                                         seed)]
 
 
+def doc2query_pairs_questions(rows: list[dict], company_of: dict[str, str], fold: dict,
+                              val_docs: set[str]) -> list[Question]:
+    """The doc2query stage's questions for this fold (fingap.training.doc2query), each with its
+    page as the gold page and the question as the evidence text (on whole pages the positive is
+    the window closest to the question). A question on a document outside the fold's training
+    documents that are not held out for validation raises FoldLeak."""
+    mine = [r for r in rows if r["fold"] == fold["fold"]]
+    allowed = set(fold["train_docs"]) - val_docs
+    leak = sorted({r["doc"] for r in mine} - allowed)
+    if leak:
+        raise FoldLeak(f"fold {fold['fold']}: doc2query questions on held-out documents {leak}")
+    return [Question(r["id"], company_of[r["doc"]], r["doc"], "", "doc2query", "",
+                     r["question"], "", [Evidence(r["doc"], r["page"], r["question"], "")])
+            for r in mine]
+
+
 def run_train_hn(train_params: dict, hn_params: dict, corpus_out: Path, pages_path: Path,
                  folds_path: Path, mining_models: Path, mining_index: Path, models_dir: Path,
                  report_path: Path, eval_epochs: list[int] | None = None,
                  report_to: tuple[str, ...] = (), windows: WindowConfig | None = None,
-                 facts_path: Path | None = None) -> dict:
+                 facts_path: Path | None = None, doc2query_path: Path | None = None) -> dict:
     """``eval_epochs``: validate only after these epochs (the epochs study of
     benchmarks/study_hard_negatives.py); default every epoch. ``report_to``: the trainer's
     integrations (``("mlflow",)``: a nested run per fold). ``windows``: train on whole pages
     (fingap.retrieval.page_windows) instead of each page's first max_chars characters; mining
     is the same. ``facts_path``: the synthetic_facts stage's facts, read when
-    ``synthetic_per_doc`` > 0."""
+    ``synthetic_per_doc`` > 0. ``doc2query_path``: the doc2query stage's questions (empty
+    while ``doc2query.per_doc`` is 0), added to each fold's training questions."""
     cfg = HardNegativeConfig.from_params(hn_params)
     train = TrainConfig.from_params({**train_params, "epochs": cfg.epochs})
     pages = read_page_texts(pages_path)
@@ -210,13 +232,16 @@ def run_train_hn(train_params: dict, hn_params: dict, corpus_out: Path, pages_pa
                              "stage's facts")
         facts = read_jsonl(facts_path)
     company_of = {q.doc: q.company for q in questions}
+    llm_questions = read_jsonl(doc2query_path) if doc2query_path is not None else []
     for f, train_q in fold_training_sets(read_json(folds_path), questions):
         fold = f["fold"]
         fit_q, val_q = split_validation(train_q, cfg.val_fraction, cfg.seed + fold)
         synthetic = synthetic_pairs_questions(
             facts, company_of, f, {q.doc for q in val_q}, cfg.synthetic_per_doc,
             cfg.seed + fold) if cfg.synthetic_per_doc else []
-        fit_q = fit_q + synthetic
+        written = doc2query_pairs_questions(llm_questions, company_of, f,
+                                            {q.doc for q in val_q})
+        fit_q = fit_q + synthetic + written
         negatives, counts = mine_negatives(fit_q, miner.ranker(fold, fit_q), pages, cfg.mine_top,
                                            cfg.false_negative_recall)
         pairs = training_pairs(fit_q, pages, train.max_chars)
@@ -241,6 +266,8 @@ def run_train_hn(train_params: dict, hn_params: dict, corpus_out: Path, pages_pa
             f, res, n_pairs=res.n_pairs, n_validation_questions=len(val_q),
             n_validation_pages=len(validation.corpus), validation_docs=val_docs, mining=counts,
             n_synthetic_questions=len(synthetic),
+            # only when doc2query is on, so a report without it keeps its old form
+            **({"n_doc2query_questions": len(written)} if llm_questions else {}),
             best_epoch=res.best_epoch, epochs_run=len(res.epoch_loss),
             validation_seconds=round(res.val_seconds, 1), val_curve=res.val_curve))
         log.info("fold %d: best epoch %s of %d", fold, res.best_epoch, len(res.epoch_loss))
