@@ -11,7 +11,7 @@ def main() -> None:
     with stage("route_docs") as params:
         run_route_docs(section(params, "routing"), section(params, "corpus"), Path("data/corpus"),
                        Path("data/pages/pages.jsonl"), Path("data/routing"),
-                       Path("reports/routing.json"))
+                       Path("reports/routing.json"), llm_params=section(params, "llm"))
 
 
 if __name__ == "__main__":

@@ -138,12 +138,12 @@ def test_page_rows_restricted_to_routed_documents_only_under_standard():
     assert rows.allowed("standard", q, ["Z"]).size == 0  # a routed document with no pages
 
 
-def test_route_docs_stage_writes_covers_ranking_and_its_doc_recall(tmp_path):
+def _route_project(tmp_path):
+    """A two-filing corpus (docinfo, manifest, one question, one page each) for route_docs."""
     import json
 
-    from fingap.core.io import read_json, read_jsonl, sha256_file, write_json, write_jsonl
+    from fingap.core.io import sha256_file, write_json, write_jsonl
     from fingap.ingestion.corpus import DOCINFO_FILE, QUESTIONS_FILE, Evidence, Question
-    from fingap.steps.routing import run_route_docs
 
     corpus = tmp_path / "fb"
     (corpus / "data").mkdir(parents=True)
@@ -159,15 +159,63 @@ def test_route_docs_stage_writes_covers_ranking_and_its_doc_recall(tmp_path):
                    [Evidence("BOLT_2022_10K", 0, "e", "e")])]
     write_jsonl(out / "questions.jsonl", (q.to_dict() for q in qs))
     write_jsonl(tmp_path / "pages.jsonl", [
-        {"doc": "ACME_2022_10K", "page": 0, "text": "Acme annual report"},
-        {"doc": "BOLT_2022_10K", "page": 0, "text": "Bolt annual report"}])
-    rep = run_route_docs({"cover_pages": 1, "keep": 1}, {"dir": str(corpus)}, out,
+        {"doc": "ACME_2022_10K", "page": 0, "text": "Acme annual report for fiscal 2022"},
+        {"doc": "BOLT_2022_10K", "page": 0, "text": "Bolt annual report for fiscal 2022"}])
+    return {"dir": str(corpus)}, out
+
+
+def test_route_docs_stage_writes_covers_ranking_and_its_doc_recall(tmp_path):
+    from fingap.core.io import read_json, read_jsonl
+    from fingap.steps.routing import run_route_docs
+
+    corpus, out = _route_project(tmp_path)
+    rep = run_route_docs({"cover_pages": 1, "keep": 1}, corpus, out,
                          tmp_path / "pages.jsonl", tmp_path / "routing", tmp_path / "r.json")
     assert rep["overall"]["DocRec@1"] == 1.0 and rep["n_docs"] == 2
+    assert rep["summaries"] == "extractive"
     assert read_json(tmp_path / "routing/ranking.json")["q1"][0][0] == "BOLT_2022_10K"
     assert len(read_json(tmp_path / "routing/ranking.json")["q1"]) == 1  # routing.keep
     assert {c["doc"] for c in read_jsonl(tmp_path / "routing/covers.jsonl")} == {
         "ACME_2022_10K", "BOLT_2022_10K"}
+
+
+def test_llm_cover_summaries_replace_the_extractive_ones_only_when_asked(tmp_path,
+                                                                         monkeypatch):
+    from contextlib import contextmanager
+
+    from fingap.core.io import read_jsonl
+    from fingap.generation import llm as llm_module
+    from fingap.generation.llm_base import Result
+    from fingap.steps.routing import run_route_docs
+
+    corpus, out = _route_project(tmp_path)
+    prompts = []
+
+    class Scripted:
+        def generate_many(self, requests):
+            prompts.extend(r.messages[-1]["content"] for r in requests)
+            # Acme's reply fails: its cover keeps the extractive summary
+            return [Result("", "timeout") if "Acme" in r.messages[-1]["content"] else
+                    Result("  Bolt's 10-K\nfor fiscal 2022: revenue and segments. ")
+                    for r in requests]
+
+    @contextmanager
+    def fake_open(params, cache_path):
+        yield Scripted()
+
+    monkeypatch.setattr(llm_module, "open_llm", fake_open)
+    args = (corpus, out, tmp_path / "pages.jsonl", tmp_path / "routing", tmp_path / "r.json")
+    with pytest.raises(ParamError, match="routing.summaries"):
+        run_route_docs({"cover_pages": 1, "keep": 1, "summaries": "abstractive"}, *args,
+                       llm_params={})
+    rep = run_route_docs({"cover_pages": 1, "keep": 1, "summaries": "llm"}, *args,
+                         llm_params={"backend": "transformers"})
+    covers = {c["doc"]: c for c in read_jsonl(tmp_path / "routing/covers.jsonl")}
+    assert rep["summaries"] == "llm" and len(prompts) == 2
+    assert "Bolt annual report for fiscal 2022" in next(p for p in prompts if "BOLT_2022_10K" in p)
+    assert covers["BOLT_2022_10K"]["summary"] == ("Bolt's 10-K for fiscal 2022: revenue and "
+                                                  "segments.")
+    assert covers["ACME_2022_10K"]["summary"] == "Acme annual report for fiscal 2022"
 
 
 def test_company_facts_are_shared_by_every_filing_of_the_company():

@@ -4,16 +4,19 @@ every evaluated question (``fingap.retrieval.doc_routing``), with its DocRec on 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from ..core.io import iter_jsonl, read_json, write_json, write_jsonl
-from ..core.params import require_int
+from ..core.params import ParamError, require_int
 from ..ingestion import corpus as corpus_mod
 from ..ingestion.corpus import STATUS_EVALUATED, read_questions
 from ..ingestion.extract import read_page_texts
 from ..retrieval.doc_routing import (
+    CoverRecord,
     RoutingWeights,
     build_cover,
     doc_recall_at,
@@ -22,13 +25,39 @@ from ..retrieval.doc_routing import (
 )
 
 CUTOFFS = (1, 3, 5, 10)
+SUMMARIES = ("extractive", "llm")
+
+
+def llm_summaries(covers: Sequence[CoverRecord], first_pages: dict[str, list[str]],
+                  llm_params: dict, cache_path: Path) -> list[CoverRecord]:
+    """Each cover with the configured LLM's summary of its first pages in place of the
+    extractive one (kept where the LLM fails or replies nothing)."""
+    from ..generation.cover_summary import clean_summary, summary_messages
+    from ..generation.llm import open_llm
+    from ..generation.llm_base import Request
+
+    with open_llm(llm_params, cache_path) as llm:
+        results = llm.generate_many([
+            Request(summary_messages(c.company, c.form, c.doc, first_pages[c.doc]), 96)
+            for c in covers])
+    return [replace(c, summary=clean_summary(r.text) or c.summary) if r.error is None else c
+            for c, r in zip(covers, results, strict=True)]
 
 
 def run_route_docs(params: dict, corpus_params: dict, corpus_out: Path, pages_path: Path,
-                   out_dir: Path, report_path: Path, root: Path = Path(".")) -> dict:
+                   out_dir: Path, report_path: Path, root: Path = Path("."),
+                   llm_params: dict | None = None,
+                   cache_path: Path = Path("data/cache/llm_routing.sqlite")) -> dict:
+    """``routing.summaries``: ``extractive`` (default, no LLM) or ``llm`` (the configured LLM
+    writes each cover's summary; for a capable model only)."""
     weights = RoutingWeights.from_params(params.get("weights") or {})
     n_pages = require_int(params, "routing", "cover_pages", minimum=1)
     keep = require_int(params, "routing", "keep", minimum=1)
+    summaries = params.get("summaries", "extractive")
+    if summaries not in SUMMARIES:
+        raise ParamError(f"routing.summaries must be one of {SUMMARIES}, got {summaries!r}")
+    if summaries == "llm" and llm_params is None:
+        raise ParamError("routing.summaries: llm needs the llm section")
     corpus_dir = corpus_mod.locate_corpus(corpus_params.get("dir") or None, root)
     manifest = read_json(corpus_out / "manifest.json")
     corpus_mod.verify_inputs(corpus_dir, manifest, [corpus_mod.DOCINFO_FILE])
@@ -37,9 +66,11 @@ def run_route_docs(params: dict, corpus_params: dict, corpus_out: Path, pages_pa
     pages: dict[str, list[tuple[int, str]]] = defaultdict(list)
     for (doc, page), text in read_page_texts(pages_path).items():
         pages[doc].append((page, text))
-    covers = share_company_facts([build_cover(doc, meta.get(doc, {}),
-                                              [t for _, t in sorted(pages[doc])[:n_pages]])
+    first = {doc: [t for _, t in sorted(pages[doc])[:n_pages]] for doc in sorted(pages)}
+    covers = share_company_facts([build_cover(doc, meta.get(doc, {}), first[doc])
                                   for doc in sorted(pages)])
+    if summaries == "llm":
+        covers = llm_summaries(covers, first, llm_params, cache_path)
     questions = [q for q in read_questions(corpus_out) if q.status == STATUS_EVALUATED]
     ranking = route({q.id: q.question for q in questions}, covers, weights)
     write_jsonl(out_dir / "covers.jsonl", (c.to_dict() for c in covers))
@@ -56,7 +87,7 @@ def run_route_docs(params: dict, corpus_params: dict, corpus_out: Path, pages_pa
     by_type: dict[str, list] = defaultdict(list)
     for q in questions:
         by_type[q.doc_type].append(q)
-    report = {"n_docs": len(covers), "weights": weights.__dict__,
+    report = {"n_docs": len(covers), "weights": weights.__dict__, "summaries": summaries,
               "overall": recall(questions) if questions else {"n": 0},
               "by_doc_type": {t: recall(qs) for t, qs in sorted(by_type.items())},
               "covers_with_ticker": sum(c.ticker is not None for c in covers),
