@@ -2,9 +2,10 @@
 
 The retrieval issue asks for every part's row "with a paired bootstrap CI against fingap best
 as it stands at the commit where this issue starts". evaluate's own comparisons pair rows of
-the same run; this pairs today's per-question records (``reports/per_question``) with the
-baseline row's records read from git, question by question, for PageRec@5 and DocRec@5, and
-writes reports/against_start.json.
+the same run; this pairs today's per-question records (``reports/per_question``, or
+``reports/studies/per_question`` for a row a study made: synthetic questions, evidence
+curation) with the baseline row's records read from git, question by question, for PageRec@5
+and DocRec@5, and writes reports/against_start.json.
 
     python benchmarks/against_start.py --baseline 06b07eb:fingap_best --methods fingap_best ...
 """
@@ -22,15 +23,28 @@ from fingap.evaluation.stats import paired_bootstrap
 
 ROOT = Path(__file__).resolve().parents[1]
 METRICS = ("PageRec", "DocRec")
+# evaluate's records, then those of rows made by studies (benchmarks/study_*.py)
+RECORD_DIRS = (ROOT / "reports/per_question", ROOT / "reports/studies/per_question")
+
+
+def records_path(method: str, cond: str) -> Path | None:
+    found = [d / f"{method}__{cond}.jsonl" for d in RECORD_DIRS
+             if (d / f"{method}__{cond}.jsonl").exists()]
+    if len(found) > 1:
+        raise SystemExit(f"{method}: records under both {found[0].parent} and {found[1].parent}")
+    return found[0] if found else None
 SLICE_KEYS = ("doc_type", "question_type")
 
 
-def compare(new: list[dict], old: list[dict], resamples: int, seed: int) -> dict:
-    """Means and paired CIs of new - old per metric, over the old row's questions."""
+def compare(new: list[dict], old: list[dict], resamples: int, seed: int,
+            subset: bool = False) -> dict:
+    """Means and paired CIs of new - old per metric, over the old row's questions (with
+    ``subset``, over those of them the new row scored: a study row on part of the questions)."""
     new_by_id = {r["question_id"]: r for r in new}
     missing = [r["question_id"] for r in old if r["question_id"] not in new_by_id]
-    if missing:
+    if missing and not subset:
         raise ValueError(f"{len(missing)} baseline questions not scored now, e.g. {missing[:3]}")
+    old = [r for r in old if r["question_id"] in new_by_id]
     out: dict[str, dict] = {}
     for m in METRICS:
         a = [new_by_id[r["question_id"]][m] for r in old]
@@ -72,11 +86,16 @@ def main() -> None:
         if old is None:
             raise SystemExit(f"{ref}: no reports/per_question/{base_method}__{cond}.jsonl")
         for method in args.methods:
-            path = ROOT / f"reports/per_question/{method}__{cond}.jsonl"
-            if not path.exists():
-                raise SystemExit(f"{path}: missing; run `dvc repro evaluate` first")
+            path = records_path(method, cond)
+            if path is None:
+                if any(RECORD_DIRS[1].glob(f"{method}__*.jsonl")):
+                    print(f"{method}: a study row without {cond} records, skipped")
+                    continue
+                raise SystemExit(f"reports/per_question/{method}__{cond}.jsonl: missing; run "
+                                 "`dvc repro evaluate` (or the row's study) first")
             rows.setdefault(method, {})[cond] = compare(
-                read_jsonl(path), old, int(ev["bootstrap_resamples"]), int(ev["bootstrap_seed"]))
+                read_jsonl(path), old, int(ev["bootstrap_resamples"]), int(ev["bootstrap_seed"]),
+                subset=path.parent == RECORD_DIRS[1])
             pr = rows[method][cond]["PageRec"]
             print(f"{method:45s} {cond:10s} PageRec@5 {pr['new']:.3f} "
                   f"{pr['mean_diff']:+.3f} [{pr['ci_low']:+.3f}, {pr['ci_high']:+.3f}]")

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from fingap.core.io import read_json, read_jsonl, update_json_section
+from fingap.core.io import read_json, read_jsonl, update_json_section, write_jsonl
 from fingap.core.params import load_params
 from fingap.core.runs import read_run
 from fingap.evaluation.scoring import ChunkLookup, aggregate, score_run
@@ -52,10 +52,12 @@ def study_setup(doc: str, out: Path, add_args: Callable[[argparse.ArgumentParser
 
 
 def rows(root: Path, pairs: list[list[str]], questions,
-         run_dirs: dict[str, Path] | None = None) -> dict:
+         run_dirs: dict[str, Path] | None = None, records_dir: Path | None = None) -> dict:
     """Each row's PageRec@5 and DocRec@5 (standard, Oracle-Doc) and each pair's paired CI on
     standard. A row's runs are root/data/runs/ROW unless ``run_dirs`` names another folder
-    (a copy kept from an earlier build, say)."""
+    (a copy kept from an earlier build, say). With ``records_dir``, the per-question records of
+    the rows that are the first of a pair go to ``records_dir/ROW__COND.jsonl``, as evaluate
+    writes them (benchmarks/against_start.py reads them there)."""
     chunks = read_jsonl(root / "data/chunks/chunks.jsonl")
     lookup = ChunkLookup.of_chunks(chunks)
     run_dirs = run_dirs or {}
@@ -65,6 +67,8 @@ def rows(root: Path, pairs: list[list[str]], questions,
         for cond in ("standard", "oracle_doc"):
             recs = score_run(questions, read_run(runs / f"{cond}.json"), lookup, K)
             per_q[(method, cond)] = {r["question_id"]: r["PageRec"] for r in recs}
+            if records_dir is not None and method in {a for a, _ in pairs}:
+                write_jsonl(records_dir / f"{method}__{cond}.jsonl", recs)
             agg = aggregate(recs, K)
             out["rows"].setdefault(method, {})[cond] = {
                 m: round(agg[m], 4) for m in (f"DocRec@{K}", f"PageRec@{K}")}

@@ -1,13 +1,18 @@
 """Synthetic training questions (#14 part 4) on a built project: the hard-negative scorer's
-rows trained with ``page_scorer_hn.synthetic_per_doc`` > 0 against the same rows of a build
-with 0, question by question (reports/synthetic_study.json).
+rows trained with ``page_scorer_hn.synthetic_per_doc`` = N > 0 against the same rows of a build
+with 0, question by question (reports/synthetic_study.json). The rows are named ROW@synthetic_N;
+their per-question records go to reports/studies/per_question/ (for
+benchmarks/against_start.py).
 
 The build with 0 is read from a folder of copies kept before retraining (``--baseline``): its
 ``page_scorer_hn_training.json`` and one folder of run files per row, named as the row.
 
-    cp -r data/runs/page_scorer_hn_page_order{,_routed} reports/page_scorer_hn_training.json B/
-    dvc exp run -S page_scorer_hn.synthetic_per_doc=2   # or set it and dvc repro
-    python benchmarks/study_synthetic.py --root <project> --baseline B
+    mkdir B && cp -r data/runs/page_scorer_hn_page_order{,_routed,_routed_hedged} \
+        reports/page_scorer_hn_training.json B/
+    # in a copy of the project (a clone sharing the DVC cache), with synthetic_per_doc: 2
+    dvc repro retrieve_zoo@page_scorer_hn_page_order_routed \
+        retrieve_zoo@page_scorer_hn_page_order_routed_hedged retrieve_zoo@page_scorer_hn_page_order
+    python benchmarks/study_synthetic.py --root <copy> --baseline B
 
 Rows are scored as evaluate scores them (see benchmarks/study_routing.py). The fact-store
 questions come from each fold's training documents outside its validation split only; the
@@ -26,8 +31,9 @@ from fingap.ingestion.corpus import read_questions
 from fingap.steps.page_scorer_hn import synthetic_pairs_questions
 
 OUT = Path(__file__).resolve().parents[1] / "reports/synthetic_study.json"
-ROWS = ("page_scorer_hn_page_order_routed", "page_scorer_hn_page_order")
-BASE = "{}@synthetic_0"
+ROWS = ("page_scorer_hn_page_order_routed", "page_scorer_hn_page_order_routed_hedged",
+        "page_scorer_hn_page_order")
+RECORDS = Path(__file__).resolve().parents[1] / "reports/studies/per_question"
 
 
 def training_summary(report: dict) -> dict:
@@ -72,12 +78,18 @@ def main() -> None:
     args, questions = study_setup(__doc__, OUT, lambda ap: ap.add_argument(
         "--baseline", type=Path, required=True,
         help="copies of the rows' run folders and page_scorer_hn_training.json at 0"))
-    run_dirs = {BASE.format(r): args.baseline / r for r in ROWS}
-    pairs = [[r, BASE.format(r)] for r in ROWS]
     new = read_json(args.root / "reports/page_scorer_hn_training.json")
     old = read_json(args.baseline / "page_scorer_hn_training.json")
+    n = new["config"].get("synthetic_per_doc", 0)
+    if n <= 0 or old["config"].get("synthetic_per_doc", 0) != 0:
+        raise SystemExit(f"--root must be trained with synthetic_per_doc > 0 (it has {n}) and "
+                         "--baseline with 0")
+    name = f"{{}}@synthetic_{n}".format
+    run_dirs = {**{name(r): args.root / "data/runs" / r for r in ROWS},
+                **{r: args.baseline / r for r in ROWS}}
+    pairs = [[name(r), r] for r in ROWS]
     all_questions = read_questions(args.root / "data/corpus")
-    result = {**rows(args.root, pairs, questions, run_dirs),
+    result = {**rows(args.root, pairs, questions, run_dirs, RECORDS),
               "training": {"synthetic": training_summary(new), "baseline": training_summary(old)},
               "fold_safety": check_fold_safety(args.root, new, all_questions),
               "command": "python benchmarks/study_synthetic.py --root <project> --baseline B"}

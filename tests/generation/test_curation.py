@@ -2,6 +2,7 @@ import pytest
 
 from fingap.generation.curation import (
     curate,
+    curated_ranking,
     page_precision_recall,
     parse_relevant,
     parse_yes,
@@ -99,3 +100,15 @@ def test_precision_recall_per_round_by_hand():
     assert rows[1] == {"round": 1, "precision": 0.75, "recall": 0.5, "tokens": 17, "n": 2}
     # round 2: the early stopper keeps its round-1 pages and spends nothing more
     assert rows[2] == {"round": 2, "precision": 1.0, "recall": 0.75, "tokens": 9, "n": 2}
+
+
+def test_curated_ranking_puts_kept_pages_first_and_demotes_dropped_ones():
+    a, b, c, d, e = (("D", i) for i in range(5))
+    ranking = [(a, 0.9), (b, 0.8), (c, 0.7), (d, 0.6)]
+    # b was dropped, e came from a complementary query, d was never a candidate
+    out = curated_ranking(ranking, [c, a, e])
+    assert [key for key, _ in out] == [c, a, e, b, d]
+    scores = [s for _, s in out]
+    assert scores == sorted(scores, reverse=True) and len(set(scores)) == len(scores)
+    # nothing kept: the ranking is unchanged in order
+    assert [key for key, _ in curated_ranking(ranking, [])] == [a, b, c, d]

@@ -124,6 +124,19 @@ def curate(question: str, pages: Sequence[PageKey], texts: dict[PageKey, str], l
     return out
 
 
+def curated_ranking(ranking: Sequence[tuple[PageKey, float]],
+                    kept: Sequence[PageKey]) -> list[tuple[PageKey, float]]:
+    """A page ranking after curation: the kept pages first, in their curated order (a page a
+    complementary query found included), then every other page of ``ranking`` in its order.
+    Scores fall strictly down the list, so a final step that orders by page score keeps it;
+    a dropped page is demoted, not removed, so nothing is lost when the LLM is wrong."""
+    head = list(dict.fromkeys(kept))
+    first = set(head)
+    rest = [key for key, _ in ranking if key not in first]
+    n = len(head) + len(rest)
+    return [(key, float(n - i)) for i, key in enumerate(head + rest)]
+
+
 def page_precision_recall(pages: Sequence[PageKey], gold: Sequence[PageKey]) -> tuple[float,
                                                                                       float]:
     """Share of ``pages`` that are gold, and share of gold pages among ``pages`` (0 if empty)."""
