@@ -10,8 +10,8 @@ rebuilds that row's run exactly. A complementary query is searched the same way.
 ``page_curated_routed`` puts the kept pages first and every other page after them (a dropped
 page is demoted, not removed), then takes its chunks as the routed row does, so its paired CI
 against the routed row is curation's own effect. Standard condition only: under Oracle-Doc the
-candidates are already the gold document's. Tokens are counted with the LLM's own tokenizer
-when the backend has one (the bundled model), else as whitespace-separated words.
+candidates are already the gold document's. Tokens are counted as whitespace-separated words,
+the same for a cached reply as for a generated one.
 
     dvc repro retrieve_zoo@page_scorer_hn_page_order_routed evaluate
     python benchmarks/study_curation.py            # every evaluated question
@@ -76,13 +76,6 @@ def main() -> None:
 
     t0 = time.perf_counter()
     with open_llm(params["llm"], Path("data/cache/llm_curation.sqlite")) as llm:
-        inner = getattr(llm, "llm", llm)
-
-        def count(text: str) -> int:
-            # the backend loads its tokenizer with the model, at the first call
-            tok = getattr(inner, "_tokenizer", None)
-            return len(tok(text)["input_ids"]) if tok is not None else len(text.split())
-
         curations = []
         for q in questions:
             def search(query, seen, q=q):
@@ -93,7 +86,7 @@ def main() -> None:
                 return [k for k, _ in hits[q.id] if k not in seen]
 
             curations.append(curate(q.question, [k for k, _ in ranked[q.id]], texts, llm, search,
-                                    count, max_rounds=args.rounds, top=args.top,
+                                    _words, max_rounds=args.rounds, top=args.top,
                                     max_chars=args.max_chars))
     seconds = time.perf_counter() - t0
 
@@ -103,9 +96,7 @@ def main() -> None:
         "n_questions": len(questions), "top": args.top, "max_rounds": args.rounds,
         "questions_with_fewer_candidates": short,
         "max_chars": args.max_chars,
-        "tokens_counted_with": ("the LLM's tokenizer"
-                                if getattr(inner, "_tokenizer", None) is not None
-                                else "whitespace words"),
+        "tokens_counted_with": "whitespace words",
         "rounds": [{k: round(v, 4) if isinstance(v, float) else v for k, v in r.items()}
                    for r in round_quality(curations, [q.gold_pages for q in questions],
                                           [[k for k, _ in ranked[q.id][:args.top]]
@@ -119,6 +110,12 @@ def main() -> None:
     result["row"] = _row(ctx, params, ranked, base_run, questions, curations)
     update_json_section(ROOT / "reports/curation_study.json", "curation", result)
     print(result)
+
+
+def _words(text: str) -> int:
+    """Tokens spent, as whitespace-separated words: the same count whether a reply is cached
+    or generated (the LLM's own tokenizer is only loaded with the model)."""
+    return len(text.split())
 
 
 def _ids(run: dict) -> dict[str, list[str]]:
