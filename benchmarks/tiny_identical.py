@@ -61,12 +61,12 @@ def put_code(proj: Path, source: Path, tiny_model: Path, overrides: list[str]) -
     (proj / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
 
 
-def _stable(value):
+def stable_json(value):
     if isinstance(value, dict):
-        return {k: _stable(v) for k, v in value.items()
+        return {k: stable_json(v) for k, v in value.items()
                 if k not in VOLATILE and "seconds" not in k and "minutes" not in k}
     if isinstance(value, list):
-        return [_stable(v) for v in value]
+        return [stable_json(v) for v in value]
     return value
 
 
@@ -82,7 +82,7 @@ def fingerprint(proj: Path, stages: list[str]) -> dict[str, str]:
             for f in files:
                 data = f.read_bytes()
                 if f.suffix == ".json":
-                    data = json.dumps(_stable(json.loads(data)), sort_keys=True).encode()
+                    data = json.dumps(stable_json(json.loads(data)), sort_keys=True).encode()
                 out[str(f.relative_to(proj))] = hashlib.sha256(data).hexdigest()
     return out
 

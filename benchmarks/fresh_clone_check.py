@@ -1,0 +1,111 @@
+"""Did `make repro` on a fresh clone reproduce the workspace's pipeline outputs?
+
+A new user's run (the README's first command, in a fresh clone with an empty DVC cache and
+empty side caches) is compared with this workspace, stage by stage, for every stage the clone
+has run since it started (those with a timing record of this run): each output file byte for
+byte, a JSON report without its wall times and run ids (as ``tiny_identical.py`` compares
+them). Also sums the stage time the clone recorded in ``reports/timings/`` since it started.
+Writes ``reports/fresh_clone.json``.
+
+    git clone . ../fresh && (cd ../fresh && FINGAP_CACHE_DIR=$(mktemp -d) make repro)
+    python benchmarks/fresh_clone_check.py --clone ../fresh --started 2026-11-25T06:16:02Z
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from tiny_identical import fingerprint, stable_json  # noqa: E402
+
+OUT = ROOT / "reports/fresh_clone.json"
+# what a run's clock writes: a rate in a JSON report, a duration in a model card's text
+RATE_KEY = re.compile(r"per_s(ec)?$")
+DURATION = re.compile(r"\b\d+(\.\d+)? ?(s|sec|seconds?|minutes?|min|hours?)\b")
+
+
+def head(repo: Path) -> str:
+    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=repo,
+                          capture_output=True, text=True, check=True).stdout.strip()
+
+
+def stage_seconds(clone: Path, since: datetime) -> dict[str, float]:
+    """{stage: seconds} of the timing records the clone wrote at or after ``since``."""
+    out = {}
+    for path in sorted((clone / "reports/timings").glob("*.json")):
+        rec = json.loads(path.read_text())
+        if datetime.fromisoformat(rec["measured_at"]) >= since:
+            out[path.stem] = rec["seconds"]
+    return out
+
+
+def _without_rates(value):
+    if isinstance(value, dict):
+        return {k: _without_rates(v) for k, v in value.items() if not RATE_KEY.search(k)}
+    if isinstance(value, list):
+        return [_without_rates(v) for v in value]
+    return value
+
+
+def only_clock_differs(a: Path, b: Path) -> bool:
+    """True when two files differ only in what the clock wrote (rates, durations)."""
+    if a.suffix == ".json":
+        old, new = (_without_rates(stable_json(json.loads(f.read_text()))) for f in (a, b))
+        return old == new
+    if a.suffix == ".md":
+        old, new = a.read_text().splitlines(), b.read_text().splitlines()
+        return len(old) == len(new) and all(x == y or (DURATION.search(x) and DURATION.search(y))
+                                            for x, y in zip(old, new, strict=True))
+    return False
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--clone", type=Path, required=True)
+    ap.add_argument("--started", required=True, help="when make repro started (ISO 8601, UTC)")
+    ap.add_argument("--out", type=Path, default=OUT)
+    args = ap.parse_args()
+    clone = args.clone.resolve()
+    since = datetime.fromisoformat(args.started.replace("Z", "+00:00"))
+    ours = yaml.safe_load((ROOT / "dvc.lock").read_text())["stages"]
+    # the clone's dvc.lock is git's copy until a stage rewrites its entry, so a stage counts
+    # as run when it wrote its timing record in this run
+    seconds = stage_seconds(clone, since)
+    done = [s for s in ours if s in seconds]
+    unknown = sorted(set(seconds) - set(ours))
+    if unknown:
+        raise SystemExit(f"stages of the clone unknown here: {unknown}")
+    # the timing records are the run's own diary, never the same twice
+    theirs = {p: d for p, d in fingerprint(clone, done).items()
+              if not p.startswith("reports/timings/")}
+    mine = fingerprint(ROOT, done)
+    differ = sorted(p for p in theirs if mine.get(p) != theirs[p])
+    clock = [p for p in differ if (ROOT / p).exists() and only_clock_differs(ROOT / p, clone / p)]
+    all_stages = list(ours)
+    report = {
+        "clone_commit": head(clone), "workspace_commit": head(ROOT),
+        "started_at": args.started, "checked_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "stages_finished": len(done), "stages_in_pipeline": len(all_stages),
+        "stages_not_finished": [s for s in all_stages if s not in done],
+        "stage_minutes": round(sum(seconds.values()) / 60, 1),
+        "slowest_stage_minutes": {s: round(v / 60, 1) for s, v in
+                                  sorted(seconds.items(), key=lambda kv: -kv[1])[:12]},
+        "files_compared": len(theirs), "files_identical": len(theirs) - len(differ),
+        "files_differing_only_in_rates_or_durations": clock,
+        "files_differing": [p for p in differ if p not in clock],
+    }
+    args.out.write_text(json.dumps(report, indent=1) + "\n")
+    print(json.dumps(report, indent=1))
+
+
+if __name__ == "__main__":
+    main()
