@@ -30,6 +30,7 @@ from tiny_identical import fingerprint, stable_json  # noqa: E402
 OUT = ROOT / "reports/fresh_clone.json"
 # what a run's clock writes: a rate in a JSON report, a duration in a model card's text
 RATE_KEY = re.compile(r"per_s(ec)?$")
+TIME_HEADER = re.compile(r"\b(seconds|minutes|hours|min|s)\b", re.IGNORECASE)
 DURATION = re.compile(r"\b\d+(\.\d+)? ?(s|sec|seconds?|minutes?|min|hours?)\b")
 
 
@@ -56,6 +57,24 @@ def _without_rates(value):
     return value
 
 
+def _clock_line(x: str, y: str, above: list[str]) -> bool:
+    """A changed line equal to the other once its durations are cut out, or a table row whose
+    changed cells all sit in columns headed by a unit of time."""
+    if DURATION.search(x) and DURATION.sub("", x) == DURATION.sub("", y):
+        return True
+    if not (x.startswith("|") and y.startswith("|")):
+        return False
+    # the header is the line above the nearest |---| separator
+    header = next((above[j - 1] for j in range(len(above) - 1, 0, -1)
+                   if above[j].startswith(("|-", "|:"))), None)
+    cells_x, cells_y = x.split("|"), y.split("|")
+    if header is None or len(cells_x) != len(cells_y):
+        return False
+    names = header.split("|")
+    changed = [i for i, (c, d) in enumerate(zip(cells_x, cells_y, strict=True)) if c != d]
+    return all(i < len(names) and TIME_HEADER.search(names[i]) for i in changed)
+
+
 def only_clock_differs(a: Path, b: Path) -> bool:
     """True when two files differ only in what the clock wrote (rates, durations)."""
     if a.suffix == ".json":
@@ -63,8 +82,9 @@ def only_clock_differs(a: Path, b: Path) -> bool:
         return old == new
     if a.suffix == ".md":
         old, new = a.read_text().splitlines(), b.read_text().splitlines()
-        return len(old) == len(new) and all(x == y or (DURATION.search(x) and DURATION.search(y))
-                                            for x, y in zip(old, new, strict=True))
+        return len(old) == len(new) and all(
+            x == y or _clock_line(x, y, old[:i]) for i, (x, y) in enumerate(zip(old, new,
+                                                                               strict=True)))
     return False
 
 
