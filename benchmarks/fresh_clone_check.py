@@ -3,9 +3,10 @@
 A new user's run (the README's first command, in a fresh clone with an empty DVC cache and
 empty side caches) is compared with this workspace, stage by stage, for every stage the clone
 has run since it started (those with a timing record of this run): each output file byte for
-byte, a JSON report without its wall times and run ids (as ``tiny_identical.py`` compares
-them). Also sums the stage time the clone recorded in ``reports/timings/`` since it started.
-Writes ``reports/fresh_clone.json``.
+byte; a JSON report without its wall times and run ids (as ``tiny_identical.py`` compares
+them); a SQLite side cache by its rows, without their write times. Also sums the stage time
+the clone recorded in ``reports/timings/`` since it started. Writes
+``reports/fresh_clone.json``.
 
     git clone . ../fresh && (cd ../fresh && FINGAP_CACHE_DIR=$(mktemp -d) make repro)
     python benchmarks/fresh_clone_check.py --clone ../fresh --started 2026-11-25T06:16:02Z
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import sqlite3
 import subprocess
 import sys
 from datetime import UTC, datetime
@@ -30,6 +32,7 @@ from tiny_identical import fingerprint, stable_json  # noqa: E402
 OUT = ROOT / "reports/fresh_clone.json"
 # what a run's clock writes: a rate in a JSON report, a duration in a model card's text
 RATE_KEY = re.compile(r"per_s(ec)?$")
+TIMESTAMP_COLUMNS = {"created", "created_at", "measured_at", "updated_at"}
 TIME_HEADER = re.compile(r"\b(seconds|minutes|hours|min|s)\b", re.IGNORECASE)
 DURATION = re.compile(r"\b\d+(\.\d+)? ?(s|sec|seconds?|minutes?|min|hours?)\b")
 
@@ -75,8 +78,24 @@ def _clock_line(x: str, y: str, above: list[str]) -> bool:
     return all(i < len(names) and TIME_HEADER.search(names[i]) for i in changed)
 
 
+def _sqlite_rows(path: Path) -> dict[str, list[tuple]]:
+    """Every table's rows, sorted, without the columns that stamp when a row was written."""
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+        tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        out = {}
+        for t in tables:
+            cols = [r[1] for r in db.execute(f'PRAGMA table_info("{t}")')
+                    if r[1] not in TIMESTAMP_COLUMNS]
+            names = ", ".join(f'"{c}"' for c in cols)
+            out[t] = sorted(db.execute(f'SELECT {names} FROM "{t}"').fetchall())
+    return out
+
+
 def only_clock_differs(a: Path, b: Path) -> bool:
-    """True when two files differ only in what the clock wrote (rates, durations)."""
+    """True when two files differ only in what the clock wrote (rates, durations, a side
+    cache's write times and page layout)."""
+    if a.suffix == ".sqlite":
+        return _sqlite_rows(a) == _sqlite_rows(b)
     if a.suffix == ".json":
         old, new = (_without_rates(stable_json(json.loads(f.read_text()))) for f in (a, b))
         return old == new
@@ -120,7 +139,7 @@ def main() -> None:
         "slowest_stage_minutes": {s: round(v / 60, 1) for s, v in
                                   sorted(seconds.items(), key=lambda kv: -kv[1])[:12]},
         "files_compared": len(theirs), "files_identical": len(theirs) - len(differ),
-        "files_differing_only_in_rates_or_durations": clock,
+        "files_differing_only_in_rates_durations_or_timestamps": clock,
         "files_differing": [p for p in differ if p not in clock],
     }
     args.out.write_text(json.dumps(report, indent=1) + "\n")
