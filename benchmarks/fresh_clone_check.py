@@ -3,7 +3,7 @@
 A new user's run (the README's first command, in a fresh clone with an empty DVC cache and
 empty side caches) is compared with this workspace, stage by stage, for every stage the clone
 has run since it started (those with a timing record of this run): each output file byte for
-byte; a JSON report without its wall times and run ids (as ``tiny_identical.py`` compares
+byte; a JSON report without its wall times, rates and run ids (as ``tiny_identical.py`` compares
 them); a SQLite side cache by its rows, without their write times. Also sums the stage time
 the clone recorded in ``reports/timings/`` since it started. Writes
 ``reports/fresh_clone.json``.
@@ -27,11 +27,13 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from tiny_identical import fingerprint, stable_json  # noqa: E402
+from tiny_identical import fingerprint  # noqa: E402
+
+from fingap.core.timings import TIMINGS_DIR, read_records  # noqa: E402
 
 OUT = ROOT / "reports/fresh_clone.json"
-# what a run's clock writes: a rate in a JSON report, a duration in a model card's text
-RATE_KEY = re.compile(r"per_s(ec)?$")
+# what a run's clock writes beyond a JSON report's wall times (``fingerprint`` drops those):
+# a side cache's write times, a duration in a model card or a Markdown table
 TIMESTAMP_COLUMNS = {"created", "created_at", "measured_at", "updated_at"}
 TIME_HEADER = re.compile(r"\b(seconds|minutes|hours|min|s)\b", re.IGNORECASE)
 DURATION = re.compile(r"\b\d+(\.\d+)? ?(s|sec|seconds?|minutes?|min|hours?)\b")
@@ -44,20 +46,8 @@ def head(repo: Path) -> str:
 
 def stage_seconds(clone: Path, since: datetime) -> dict[str, float]:
     """{stage: seconds} of the timing records the clone wrote at or after ``since``."""
-    out = {}
-    for path in sorted((clone / "reports/timings").glob("*.json")):
-        rec = json.loads(path.read_text())
-        if datetime.fromisoformat(rec["measured_at"]) >= since:
-            out[path.stem] = rec["seconds"]
-    return out
-
-
-def _without_rates(value):
-    if isinstance(value, dict):
-        return {k: _without_rates(v) for k, v in value.items() if not RATE_KEY.search(k)}
-    if isinstance(value, list):
-        return [_without_rates(v) for v in value]
-    return value
+    return {stage: rec["seconds"] for stage, rec in read_records(clone / TIMINGS_DIR).items()
+            if datetime.fromisoformat(rec["measured_at"]) >= since}
 
 
 def _clock_line(x: str, y: str, above: list[str]) -> bool:
@@ -92,13 +82,10 @@ def _sqlite_rows(path: Path) -> dict[str, list[tuple]]:
 
 
 def only_clock_differs(a: Path, b: Path) -> bool:
-    """True when two files differ only in what the clock wrote (rates, durations, a side
-    cache's write times and page layout)."""
+    """True when two files differ only in what the clock wrote (durations, a side cache's
+    write times and page layout)."""
     if a.suffix == ".sqlite":
         return _sqlite_rows(a) == _sqlite_rows(b)
-    if a.suffix == ".json":
-        old, new = (_without_rates(stable_json(json.loads(f.read_text()))) for f in (a, b))
-        return old == new
     if a.suffix == ".md":
         old, new = a.read_text().splitlines(), b.read_text().splitlines()
         return len(old) == len(new) and all(
@@ -125,21 +112,22 @@ def main() -> None:
         raise SystemExit(f"stages of the clone unknown here: {unknown}")
     # the timing records are the run's own diary, never the same twice
     theirs = {p: d for p, d in fingerprint(clone, done).items()
-              if not p.startswith("reports/timings/")}
+              if not p.startswith(f"{TIMINGS_DIR}/")}
     mine = fingerprint(ROOT, done)
     differ = sorted(p for p in theirs if mine.get(p) != theirs[p])
     clock = [p for p in differ if (ROOT / p).exists() and only_clock_differs(ROOT / p, clone / p)]
-    all_stages = list(ours)
     report = {
         "clone_commit": head(clone), "workspace_commit": head(ROOT),
         "started_at": args.started, "checked_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "stages_finished": len(done), "stages_in_pipeline": len(all_stages),
-        "stages_not_finished": [s for s in all_stages if s not in done],
+        "stages_finished": len(done), "stages_in_pipeline": len(ours),
+        "stages_not_finished": [s for s in ours if s not in done],
         "stage_minutes": round(sum(seconds.values()) / 60, 1),
         "slowest_stage_minutes": {s: round(v / 60, 1) for s, v in
                                   sorted(seconds.items(), key=lambda kv: -kv[1])[:12]},
-        "files_compared": len(theirs), "files_identical": len(theirs) - len(differ),
-        "files_differing_only_in_rates_durations_or_timestamps": clock,
+        "files_compared": len(theirs),
+        # JSON counts as identical without its wall times, rates and run ids
+        "files_identical": len(theirs) - len(differ),
+        "files_differing_only_in_durations_or_timestamps": clock,
         "files_differing": [p for p in differ if p not in clock],
     }
     args.out.write_text(json.dumps(report, indent=1) + "\n")
