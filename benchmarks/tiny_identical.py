@@ -112,7 +112,14 @@ def main() -> None:
            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     env.pop("MLFLOW_TRACKING_URI", None)
     env.pop("FINANCEBENCH_DIR", None)
+    # each run imports the project's own copy of the library, not the editable install (the
+    # working tree): without this, the "old" run ran the new library and only stages/ and
+    # dvc.yaml were really compared
+    env["PYTHONPATH"] = str(proj / "src")
     put_code(proj, old_code, tiny, args.set)
+    imported = sh([sys.executable, "-c", "import fingap; print(fingap.__file__)"], proj, env)
+    if not Path(imported.strip()).is_relative_to(proj / "src"):
+        raise SystemExit(f"the project imports fingap from {imported.strip()}, not {proj / 'src'}")
     for cmd in (["git", "init", "-q"], ["git", "config", "user.email", "t@example.com"],
                 ["git", "config", "user.name", "identical"], ["dvc", "init", "-q"],
                 ["git", "add", "-A"], ["git", "commit", "-qm", "old"]):

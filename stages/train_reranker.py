@@ -2,26 +2,22 @@
 
 from pathlib import Path
 
-from fingap.core.io import write_json
 from fingap.core.params import section
 from fingap.steps.reranker import run_train_reranker
 from fingap.steps.stagekit import stage
-from fingap.steps.tracking import check_tracking, log_fold_models, training_run
+from fingap.steps.tracked_training import run_tracked_training
 from fingap.steps.zoo import PATHS
 
 
 def main() -> None:
     with stage("train_reranker") as params:
-        check_tracking(Path("."))  # fail before training, not after
         train = section(params, "reranker_train")
-        models, report_path = Path("models/reranker"), Path("reports/reranker_training.json")
-        with training_run(Path("."), section(params, "track")["experiment"], "train_reranker",
-                          train) as run_id:
-            report = run_train_reranker(train, PATHS, models, report_path,
-                                        report_to=("mlflow",))
-            log_fold_models(report, models)
-        report["mlflow_run_id"] = run_id
-        write_json(report_path, report)
+        models, report = Path("models/reranker"), Path("reports/reranker_training.json")
+        run_tracked_training(
+            Path("."), section(params, "track")["experiment"], "train_reranker", train, models,
+            report,
+            lambda report_to: run_train_reranker(train, PATHS, models, report,
+                                                 report_to=report_to))
 
 
 if __name__ == "__main__":

@@ -52,23 +52,91 @@ def test_log_pipeline_parent_and_children(monkeypatch, tmp_path):
 
 
 def test_training_runs_nest_each_folds_trainer_run(monkeypatch, tmp_path):
+    """Two folds, each a trainer of its own: both fold runs sit under the stage's run (the
+    stock MLflow callback, collected after fold 0, ended the stage's run, and fold 1 came out
+    top-level), the fold times land on the stage's run, and no other run appears."""
+    import gc
+    import json
+
     import mlflow
 
-    from fingap.steps.tracking import log_fold_models, training_run
+    from fingap.steps.tracked_training import run_tracked_training
     from fingap.training.page_scorer import TrainConfig, train_bi_encoder
 
     monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
     pairs = [("q0", "What was capex?", "Capex was $1,577 million.", ("D", 0)),
              ("q1", "What was the dividend?", "The dividend was $0.42.", ("D", 1))]
     cfg = TrainConfig(batch_size=2, epochs=2, max_seq_length=32, precision="fp32")
-    with training_run(tmp_path, "test", "train_page_scorer", {"epochs": 2}) as run_id:
-        _, res = train_bi_encoder(pairs, cfg, seed=0, report_to=("mlflow",), run_name="fold_0")
-        log_fold_models({"folds": [{"fold": 0, "seconds": res.seconds}]}, tmp_path / "none")
+    seen = {"n_steps": []}
+
+    def train(report_to):
+        seen["report_to"] = report_to
+        folds = []
+        for fold in (0, 1):
+            _, res = train_bi_encoder(pairs, cfg, seed=fold, report_to=report_to,
+                                      run_name=f"fold_{fold}")
+            gc.collect()  # the trainer and its callbacks are collected between folds
+            seen["n_steps"].append(res.n_steps)
+            folds.append({"fold": fold, "seconds": res.seconds})
+        return {"folds": folds}
+
+    report_path = tmp_path / "reports" / "training.json"
+    report = run_tracked_training(tmp_path, "test", "train_page_scorer", {"epochs": 2},
+                                  tmp_path / "none", report_path, train)
+    run_id = report["mlflow_run_id"]
+    assert seen["report_to"] == ("mlflow",)
+    assert json.loads(report_path.read_text()) == report  # written with the run's id
     mlflow.set_tracking_uri(f"sqlite:///{tmp_path / 'mlflow.db'}")
-    assert mlflow.get_run(run_id).data.params["epochs"] == "2"
-    children = mlflow.search_runs(experiment_names=["test"],
-                                  filter_string=f"tags.mlflow.parentRunId = '{run_id}'")
-    assert list(children["tags.mlflow.runName"]) == ["fold_0"]
+    run = mlflow.get_run(run_id)
+    assert run.data.params["epochs"] == "2" and run.data.tags["stage"] == "train_page_scorer"
+    assert set(run.data.metrics) == {"fold_0.seconds", "fold_1.seconds"}
+    assert run.info.status == "FINISHED"
+    runs = mlflow.search_runs(experiment_names=["test"])
+    assert len(runs) == 3  # the stage's run and its two folds
+    children = runs[runs["tags.mlflow.parentRunId"] == run_id]
+    assert sorted(children["tags.mlflow.runName"]) == ["fold_0", "fold_1"]
+    assert set(children["status"]) == {"FINISHED"}
+    # each fold's end precedes the stage run's end: the stage's run was not ended early
+    assert (children["end_time"] <= runs.loc[runs["run_id"] == run_id, "end_time"].iloc[0]).all()
     history = mlflow.MlflowClient().get_metric_history(children.iloc[0]["run_id"], "loss")
-    assert len(history) == res.n_steps == 2  # the trainer's own loss curve, per step
+    assert len(history) == seen["n_steps"][0] == 2  # the trainer's own loss curve, per step
+    assert mlflow.active_run() is None
     assert "MLFLOW_NESTED_RUN" not in os.environ
+
+
+def test_tracked_training_checks_the_server_before_training(monkeypatch, tmp_path):
+    from fingap.steps.tracked_training import run_tracked_training
+
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", "http://127.0.0.1:9")
+    trained = []
+    with pytest.raises(TrackingUnavailable):
+        run_tracked_training(tmp_path, "test", "train_x", {}, tmp_path / "m",
+                             tmp_path / "r.json", lambda report_to: trained.append(1) or {})
+    assert trained == [] and not (tmp_path / "r.json").exists()
+
+
+def test_track_tags_the_parent_run_with_every_training_run(monkeypatch, tmp_path):
+    import json
+
+    import mlflow
+
+    from fingap.steps.tracking import run_track
+
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    reports = tmp_path / "reports"
+    (reports / "per_question").mkdir(parents=True)
+    (reports / "metrics.json").write_text(json.dumps({"bm25": {"standard": {"PageRec@5": 0.5}}}))
+    (reports / "reranker_training.json").write_text(json.dumps({"mlflow_run_id": "abc"}))
+    (reports / "gap.md").write_text("# gap\n")
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text(json.dumps({"files": {}, "questions": {"n_evaluated": 1,
+                                                               "n_missing_doc": 0}}))
+    out = reports / "mlflow_run.json"
+    run_id = run_track(tmp_path, "test", {"k": 1}, reports, manifest, out)
+    assert json.loads(out.read_text()) == {"parent_run_id": run_id}
+    mlflow.set_tracking_uri(f"sqlite:///{tmp_path / 'mlflow.db'}")
+    tags = mlflow.get_run(run_id).data.tags
+    assert tags["reranker_training_run_id"] == "abc"
+    assert "page_scorer_training_run_id" not in tags  # no report, no tag
+    arts = [a.path for a in mlflow.MlflowClient().list_artifacts(run_id)]
+    assert arts == ["gap.md", "metrics.json"]

@@ -19,8 +19,9 @@ from pathlib import Path
 import numpy as np
 
 from ..answers.fact_store import FactStore
-from ..core.io import read_json, read_jsonl, write_json, write_jsonl
-from ..core.params import ParamError
+from ..core.io import read_json, read_jsonl, write_json, write_jsonl, write_text
+from ..core.params import ParamError, section
+from ..evaluation.epochs_report import render_epochs_report
 from ..ingestion.corpus import Evidence, Question, read_questions
 from ..ingestion.extract import read_page_texts
 from ..retrieval.page_ranking import encode_pages, load_bi_encoder, page_text
@@ -46,6 +47,7 @@ from ..training.page_scorer import (
     training_pairs,
 )
 from ..training.synthetic_questions import qualifies, template_questions
+from .tracked_training import run_tracked_training
 
 log = logging.getLogger("fingap")
 
@@ -273,6 +275,34 @@ def run_train_hn(train_params: dict, hn_params: dict, corpus_out: Path, pages_pa
         log.info("fold %d: best epoch %s of %d", fold, res.best_epoch, len(res.epoch_loss))
     report["epochs_study"] = epochs_study(report["folds"], cfg.metric)
     write_json(report_path, report)
+    return report
+
+
+def run_train_hn_stage(params: dict, whole_pages: bool, name: str, corpus_out: Path,
+                       pages_path: Path, folds_path: Path, mining_models: Path,
+                       mining_index: Path, facts_path: Path, doc2query_path: Path,
+                       models_dir: Path, report_path: Path, markdown_path: Path) -> dict:
+    """The train_page_scorer_hn[_windows] stages: ``whole_pages`` trains on every page's token
+    windows (``page_windows``, with its own ``epochs``) instead of each page's first
+    ``max_chars`` characters. The hard-negative and window parameters are checked before the
+    tracking store is touched; the report is also written as Markdown (the epochs study)."""
+    hn = section(params, "page_scorer_hn")
+    windows, extra = None, {}
+    if whole_pages:
+        extra = section(params, "page_windows")
+        windows = WindowConfig.from_params(extra, "page_windows")
+        hn = {**hn, "epochs": extra.get("epochs", hn.get("epochs"))}
+    HardNegativeConfig.from_params(hn)
+    train = section(params, "page_scorer_train")
+    report = run_tracked_training(
+        Path("."), section(params, "track")["experiment"], name, {**train, **hn, **extra},
+        models_dir, report_path,
+        lambda report_to: run_train_hn(
+            train, hn, corpus_out, pages_path, folds_path, mining_models, mining_index,
+            models_dir, report_path, report_to=report_to, windows=windows,
+            facts_path=facts_path, doc2query_path=doc2query_path))
+    write_text(markdown_path, render_epochs_report(
+        report, "Hard-negative page scorer" + (", whole pages (windows)" if whole_pages else "")))
     return report
 
 

@@ -112,6 +112,34 @@ def log_pipeline(root: Path, experiment: str, params: dict, metrics: dict, manif
         return parent.info.run_id
 
 
+# the training stages' reports; each one's MLflow run id tags the pipeline's parent run
+TRAINING_REPORTS = ("page_scorer_training", "page_scorer_hn_training",
+                    "page_scorer_hn_windows_training", "reranker_training",
+                    "page_reranker_training")
+# the reports logged as the parent run's artifacts (those that exist)
+PIPELINE_REPORTS = ("metrics.json", "breakdown.json", "retrieval.md", "gap.md", "gap.json",
+                    "plots/by_question_type.png", "hyde.json", "generation.json",
+                    "best_selection.json", "page_scorer_hn.md")
+
+
+def run_track(root: Path, experiment: str, params: dict, reports: Path, manifest_path: Path,
+              out_path: Path) -> str:
+    """The track stage: log this pipeline execution (fingap.steps.tracking.log_pipeline) with
+    the training stages' run ids as tags, and write the parent run's id to ``out_path``."""
+    from ..core.io import read_json, write_json
+
+    tags = {}
+    for name in TRAINING_REPORTS:
+        training = reports / f"{name}.json"
+        if training.exists():
+            tags[f"{name}_run_id"] = read_json(training).get("mlflow_run_id", "")
+    run_id = log_pipeline(root, experiment, params, read_json(reports / "metrics.json"),
+                          read_json(manifest_path), reports / "per_question",
+                          [reports / name for name in PIPELINE_REPORTS], extra_tags=tags)
+    write_json(out_path, {"parent_run_id": run_id})
+    return run_id
+
+
 def _set_experiment(root: Path, experiment: str) -> str:
     import mlflow
 
@@ -148,13 +176,16 @@ def training_run(root: Path, experiment: str, name: str, config: dict) -> Iterat
             os.environ["MLFLOW_NESTED_RUN"] = before
 
 
-def log_fold_models(report: dict, models_dir: Path) -> None:
-    """Into the active training run: each fold's wall time and model folder."""
+def log_fold_models(report: dict, models_dir: Path, run_id: str) -> None:
+    """Into the training run ``run_id``: each fold's wall time and model folder. Logged by id,
+    not to the active run: with transformers' stock MLflow callback the active run was gone by
+    then (training.trainer_common.fold_run_callback), and the fluent API started a stray run."""
     import mlflow
 
+    client = mlflow.MlflowClient()
     for fold in report["folds"]:
         f = fold["fold"]
-        mlflow.log_metric(f"fold_{f}.seconds", fold["seconds"])
+        client.log_metric(run_id, f"fold_{f}.seconds", fold["seconds"])
         model_dir = models_dir / f"fold_{f}"
         if model_dir.exists():
-            mlflow.log_artifacts(str(model_dir), artifact_path=f"models/fold_{f}")
+            client.log_artifacts(run_id, str(model_dir), artifact_path=f"models/fold_{f}")

@@ -29,7 +29,7 @@ from pathlib import Path
 from ..core.params import ParamError
 from ..ingestion.corpus import Question
 from ..retrieval.page_ranking import load_bi_encoder, page_text
-from .trainer_common import common_arguments, loss_curves
+from .trainer_common import common_arguments, integration_callbacks, loss_curves
 
 log = logging.getLogger("fingap.training.page_scorer")
 
@@ -300,7 +300,8 @@ def train_bi_encoder(pairs: Sequence[Pair], cfg: TrainConfig, seed: int,
     else:
         loss = _gold_masked_mnr_loss(model, cfg.scale, pairs, gold or {}, draw)
     timing: dict = {}
-    callbacks = [_epoch_callback(draw, eval_epochs, timing)]
+    # the integrations first, where the trainer itself puts those it builds from report_to
+    callbacks = [*integration_callbacks(report_to), _epoch_callback(draw, eval_epochs, timing)]
     with tempfile.TemporaryDirectory(prefix="fingap-train-") as out:
         args = SentenceTransformerTrainingArguments(
             **common_arguments(cfg, seed, max_steps, report_to, run_name, out),

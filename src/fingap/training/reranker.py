@@ -20,7 +20,7 @@ from ..core.params import ParamError
 from ..core.text_tokens import tokenize
 from ..ingestion.corpus import Question
 from ..retrieval.page_ranking import page_text
-from .trainer_common import common_arguments, loss_curves
+from .trainer_common import common_arguments, integration_callbacks, loss_curves
 
 log = logging.getLogger("fingap.training.reranker")
 
@@ -127,7 +127,7 @@ def train_cross_encoder(examples: Sequence[tuple[str, str, float]], cfg, seed: i
     data = Dataset.from_dict({"query": [e[0] for e in examples],
                               "page": [e[1] for e in examples],
                               "label": [float(e[2]) for e in examples]})
-    callbacks = []
+    callbacks = integration_callbacks(report_to)
     if evaluator is None:
         checkpoints: dict = {"save_strategy": "no"}
     else:
