@@ -26,5 +26,17 @@ def test_common_arguments_follow_the_config():
     assert args["max_steps"] == -1 and args["report_to"] == "none"
     assert args["bf16"] is True and args["seed"] == args["data_seed"] == 7
     fp32 = common_arguments(SimpleNamespace(**{**vars(cfg), "precision": "fp32"}), 7, 5,
-                            ["mlflow"], "fold_0", "/tmp/x")
-    assert fp32["bf16"] is False and fp32["max_steps"] == 5 and fp32["report_to"] == ["mlflow"]
+                            ["mlflow", "tensorboard"], "fold_0", "/tmp/x")
+    # MLflow comes as fingap's own callback (integration_callbacks), the others by name
+    assert fp32["bf16"] is False and fp32["max_steps"] == 5
+    assert fp32["report_to"] == ["tensorboard"]
+
+
+def test_mlflow_is_the_callback_that_ends_only_its_own_run():
+    from transformers.integrations import MLflowCallback
+
+    from fingap.training.trainer_common import integration_callbacks
+
+    assert integration_callbacks([]) == []
+    (callback,) = integration_callbacks(["mlflow"])
+    assert isinstance(callback, MLflowCallback) and callback.own_run is None
