@@ -1,0 +1,122 @@
+"""Draw the (document, metric) pairs of the trust sets: the fresh set and the final set.
+
+The fresh set (``annotations/fresh_questions.jsonl``) measures the verification gate on
+questions written after the rules; the final set (``annotations/final_questions.jsonl``) is
+written only at the end of the coverage work, on pairs drawn here now, so that nothing tuned
+later can have seen them. Both follow one rule:
+
+1. the candidate pool of ``annotations/draw_heldout_pairs.py``: documents whose PDF is present,
+   each with the metrics that none of FinanceBench's 150 questions on that document mentions,
+   plus three open kinds that no keyword excludes: ``other_line_item`` (a statement line item
+   outside the standard metrics, as an analyst names it), ``share_of_total`` (one line item as a
+   share of another, asked in plain English) and ``period_growth`` (growth of a line item between
+   two periods, asked with a verb);
+2. minus every pair drawn before, taken or not: the held-out and development pair files, and,
+   for the final set, the fresh set's pairs;
+3. ``N_10K`` pairs from 10-K documents and ``N_OTHER`` from the other documents (10-Q, 8-K,
+   earnings releases), merged into one shuffled drawn order, then ``N_OTHER_RESERVE`` further
+   non-10-K pairs (``"reserve": true``), with ``draw_stratum`` of the held-out script.
+
+Deterministic: the fresh set uses ``random.Random(3401)``, the final set ``random.Random(3402)``.
+
+How the pairs are used (by hand, checked by ``annotations/verify_questions.py``): in drawn
+order; a pair is skipped only when the document does not print what its metric needs, with the
+reason in ``annotations/<set>_skipped.json``. The writer chooses the period (a six- or
+nine-month column of a 10-Q, a 52/53-week year, a quarter of a release) and names every line
+item as an analyst would, never with the label the page prints.
+
+    python annotations/draw_trust_pairs.py --set fresh
+    python annotations/draw_trust_pairs.py --set final
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import random
+import sys
+from collections import Counter
+from itertools import islice
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SETS = {"fresh": 3401, "final": 3402}
+N_10K = 30
+N_OTHER = 22
+N_OTHER_RESERVE = 12
+EARLIER = ["heldout_pairs.json", "dev_pairs.json", "dev2_pairs.json", "dev3_pairs.json",
+           "dev4_pairs.json"]
+OPEN_KINDS = {
+    "other_line_item": "a statement line item outside the standard metrics",
+    "share_of_total": "one line item as a share of another (plain English)",
+    "period_growth": "growth of a line item between two periods (asked with a verb)",
+}
+
+
+def _heldout_module():
+    spec = importlib.util.spec_from_file_location("draw_heldout_pairs",
+                                                  HERE / "draw_heldout_pairs.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def pairs_in(path: Path) -> set[tuple[str, str]]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return {(p["doc_name"], p["metric"]) for p in data["pairs"]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--set", choices=sorted(SETS), required=True)
+    args = parser.parse_args(argv)
+    heldout = _heldout_module()
+    for kind, name in OPEN_KINDS.items():
+        heldout.METRICS[kind] = (name, [])
+    root = heldout.corpus_dir()
+    docs = heldout.load_documents(root)
+    questions = heldout.read_jsonl(root / "data" / "financebench_open_source.jsonl")
+    eligible = heldout.eligible_metrics(docs, questions)
+    earlier = [HERE / f for f in EARLIER] + ([HERE / "fresh_pairs.json"]
+                                               if args.set == "final" else [])
+    used: set[tuple[str, str]] = set()
+    for path in earlier:
+        used |= pairs_in(path)
+    for doc, metrics in eligible.items():
+        eligible[doc] = [m for m in metrics if (doc, m) not in used]
+
+    rng = random.Random(SETS[args.set])
+    use: Counter = Counter()
+    tenk_gen = heldout.draw_stratum(rng, [d for d in docs if d["doc_type"] == "10k"], eligible,
+                                    use)
+    other_gen = heldout.draw_stratum(rng, [d for d in docs if d["doc_type"] != "10k"],
+                                     eligible, use)
+    tenk = list(islice(tenk_gen, N_10K))
+    other = list(islice(other_gen, N_OTHER))
+    if len(tenk) < N_10K or len(other) < N_OTHER:
+        raise SystemExit("not enough eligible pairs")
+    pairs = tenk + other
+    rng.shuffle(pairs)
+    reserve = list(islice(other_gen, N_OTHER_RESERVE))
+    for k, p in enumerate(pairs + reserve, 1):
+        p["order"], p["reserve"] = k, k > len(pairs)
+    out = {
+        "set": args.set, "seed": SETS[args.set], "excluded_pair_files": [p.name for p in earlier],
+        "n_pairs_excluded": len(used), "n_drawn_main": len(pairs), "n_drawn_main_non_10k": N_OTHER,
+        "n_drawn_reserve_non_10k": len(reserve),
+        "pairs": [{k: p[k] for k in ("order", "reserve", "doc_name", "company", "doc_type",
+                                     "metric", "metric_name")} for p in pairs + reserve],
+    }
+    out_path = HERE / f"{args.set}_pairs.json"
+    out_path.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
+    for p in out["pairs"]:
+        print(f"{p['order']:3d}{'r' if p['reserve'] else ' '} {p['doc_type']:8s}  "
+              f"{p['doc_name']:42s}  {p['metric']}")
+    print(f"-> {out_path.relative_to(HERE.parent)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

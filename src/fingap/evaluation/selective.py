@@ -1,0 +1,77 @@
+"""Selective-answer metrics: how far a user can trust the answers a system chooses to give.
+
+Conventions (one row per question):
+- ``answered``: the system gave a number (an abstention, or an answer with no number, is not
+  answered);
+- ``correct``: StrictAcc of the answer (``fingap.evaluation.strict_accuracy``); an unanswered
+  question is never correct;
+- ``verified``: the answer carries ``verified: true``;
+- ``confidence``: in [0, 1], carried by each answer (``AnswerRecord.confidence``: the lowest
+  label-match score of its verified inputs, 0 when a gate check fails; see docs/answers.md).
+
+Metrics:
+- Coverage = answered / n; Reliability = correct / answered (accuracy of the answers given);
+  StrictAcc = correct / n;
+- VerifiedPrecision = correct and verified / verified, with its Wilson 95% interval: the
+  share of ``verified`` answers a user can trust;
+- the risk-coverage curve: answers sorted by confidence, highest first (ties broken by
+  question id, so the curve is deterministic); at each prefix of length m, coverage = m / n and
+  risk = wrong answers in the prefix / m. AURC is the mean risk over the prefixes m = 1..A
+  (A = answered), the usual discrete area under that curve; lower is better. An unanswered
+  question never enters the curve, so the curve ends at Coverage.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+
+def wilson_interval(successes: int, n: int, z: float = 1.959964) -> tuple[float, float] | None:
+    """Wilson score interval of a binomial proportion (95% by default); None when n = 0."""
+    if n == 0:
+        return None
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return round(max(0.0, centre - half), 4), round(min(1.0, centre + half), 4)
+
+
+def risk_coverage(rows: Sequence[dict]) -> list[dict]:
+    """Points (coverage, risk, threshold) of the risk-coverage curve; see the module docstring."""
+    n = len(rows)
+    answered = sorted((r for r in rows if r["answered"]),
+                      key=lambda r: (-float(r["confidence"]), str(r["question_id"])))
+    points, wrong = [], 0
+    for m, r in enumerate(answered, 1):
+        wrong += not r["correct"]
+        points.append({"coverage": round(m / n, 4), "risk": round(wrong / m, 4),
+                       "confidence": round(float(r["confidence"]), 4)})
+    return points
+
+
+def aurc(points: Sequence[dict]) -> float | None:
+    return round(sum(p["risk"] for p in points) / len(points), 4) if points else None
+
+
+def selective_metrics(rows: Sequence[dict]) -> dict:
+    """The metrics of the module docstring over rows with question_id, answered, correct,
+    verified and confidence."""
+    n = len(rows)
+    answered = [r for r in rows if r["answered"]]
+    correct = sum(bool(r["correct"]) for r in rows)
+    verified = [r for r in answered if r["verified"]]
+    v_right = sum(bool(r["correct"]) for r in verified)
+    points = risk_coverage(rows)
+    return {
+        "n": n, "answered": len(answered), "correct": correct,
+        "Coverage": round(len(answered) / n, 4) if n else None,
+        "Reliability": round(correct / len(answered), 4) if answered else None,
+        "StrictAcc": round(correct / n, 4) if n else None,
+        "verified": len(verified), "verified_correct": v_right,
+        "verified_wrong": len(verified) - v_right,
+        "VerifiedPrecision": round(v_right / len(verified), 4) if verified else None,
+        "VerifiedPrecision_CI95": wilson_interval(v_right, len(verified)),
+        "AURC": aurc(points), "curve": points,
+    }
