@@ -133,8 +133,8 @@ REWORDED = {
     "financebench_id_06247": "Walmart's days payable outstanding for the fiscal year ended January "
     "31, 2018: 365 x average trade payables (fiscal 2017 and 2018 year ends) / (cost of goods "
     "sold + change in inventory). Two decimals.",
-    "financebench_id_06741": "What was Walmart's average EBITDA margin over fiscal 2018-2020? Build "
-    "EBITDA from operating profit plus the D&A shown in the cash flow statement, compute the "
+    "financebench_id_06741": "What was Walmart's average EBITDA margin over fiscal 2018-2020? "
+    "Build EBITDA from operating profit plus the D&A shown in the cash flow statement, compute the "
     "margin on revenue for each year and average the three. Percent, one decimal.",
 }
 
