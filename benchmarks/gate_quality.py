@@ -1,101 +1,175 @@
 """Gate quality: does the verification gate stop wrong numbers, and pass right ones?
 
-For every question answered correctly (StrictAcc) by the structured path under Oracle-Page
-*before* the gate is applied, one input is corrupted three ways, and the gate must flag each:
-- ``x1.1``: the input's value times 1.1;
-- ``wrong_year``: the value of another year's column of the same row;
-- ``wrong_page``: the same value cited on another page of the document (the nearest page whose
-  text does not contain the printed number).
-What counts as a corruption is decided by construction and by a plain substring search of the
-printed number in the page text, never by the gate's own number reader. The false-flag rate is
-the share of the uncorrupted correct answers that the gate flags.
+For every question the structured path answers correctly (StrictAcc) under Oracle-Page *before*
+the gate acts, each input is corrupted in the ways seen in real failures, and the gate (the
+text checks and the meaning checks, ``fingap.answers.meaning``) must flag each corrupted answer:
+- ``neighbouring_row``: the row printed just above or below the input's row in the same table
+  and column, as if the chooser had preferred it (the meaning gate's label check);
+- ``other_duration``: the same row's value in a column of another period length, on the same
+  page where it prints one (a three-month column for a six-month question), else on another
+  page of the document (a 10-K's quarterly table for a full-year question);
+- ``other_statement``: a row with a similar label on another statement of the same document
+  ("Inventories" on the cash-flow statement is the change, not the balance);
+- ``x1.1``: the input's value times 1.1; ``wrong_year``: another year's column of the same row;
+  ``wrong_page``: the same value cited on a nearby page that does not print it.
+A corruption counts only when its value differs from the input's. What counts as a corruption
+is decided by construction from the fact store and the page text, never by the gate. The false
+flag rate is the share of the correct answers' inputs that the gate flags (an input-level reason
+names it), and, apart, of the correct answers it flags at all.
 
-Questions: FinanceBench's metrics-generated questions with their PDF, and the project's own
-held-out and development sets (annotations/*_questions.jsonl). Writes reports/gate_quality.json.
+Question sets: FinanceBench's metrics-generated questions with their PDF (``public``), and any
+of the project's sets named with ``--sets`` (``fresh``, ``paraphrase``, ...). Each set is
+reported apart. Writes reports/gate_quality.json.
 
-    python benchmarks/gate_quality.py
+    python benchmarks/gate_quality.py --sets public fresh
 """
 
 from __future__ import annotations
 
+import argparse
 import copy
 import json
 from pathlib import Path
 
 from fingap.answers.agent import Agent
 from fingap.answers.fact_store import FactStore
-from fingap.answers.gate import gate_structured
+from fingap.answers.labels import normalise_label
+from fingap.answers.question import parse_question
 from fingap.core.io import read_jsonl, write_json
+from fingap.core.params import load_params
 from fingap.ingestion.extract import read_page_texts
-from fingap.steps.answer import doc_type_of, gold_pages_of, record_value_matches
+from fingap.steps.answer import doc_type_of, gate_params, gold_pages_of, record_value_matches
 
 ROOT = Path(__file__).resolve().parents[1]
+KINDS = ("neighbouring_row", "other_duration", "other_statement", "x1.1", "wrong_year",
+         "wrong_page")
+PRIMARY = {"income", "balance_sheet", "cash_flow"}
 
 
-def questions() -> list[dict]:
-    rows = []
-    for q in read_jsonl(ROOT / "data/corpus/questions.jsonl"):
-        if q["question_type"] == "metrics-generated" and q["status"] == "evaluated":
-            rows.append({"id": q["id"], "question": q["question"], "answer": q["answer"],
-                         "pages": [(e["doc"], e["page"]) for e in q["evidence"]],
-                         "doc": q["doc"], "set": "financebench"})
-    for path in sorted((ROOT / "annotations").glob("*_questions.jsonl")):
-        name = path.name.removesuffix("_questions.jsonl")
-        for r in read_jsonl(path):
-            rows.append({"id": r["financebench_id"], "question": r["question"],
-                         "answer": r["answer"], "pages": gold_pages_of(r), "doc": r["doc_name"],
-                         "set": name})
-    return rows
+def questions(name: str) -> list[dict]:
+    if name == "public":
+        return [{"id": q["id"], "question": q["question"], "answer": q["answer"],
+                 "pages": [(e["doc"], e["page"]) for e in q["evidence"]], "doc": q["doc"]}
+                for q in read_jsonl(ROOT / "data/corpus/questions.jsonl")
+                if q["question_type"] == "metrics-generated" and q["status"] == "evaluated"]
+    return [{"id": r["financebench_id"], "question": r["question"], "answer": r["answer"],
+             "pages": gold_pages_of(r), "doc": r["doc_name"]}
+            for r in read_jsonl(ROOT / "annotations" / f"{name}_questions.jsonl")]
+
+
+def _as_input(inp: dict, f: dict) -> dict:
+    return inp | {k: f[k] for k in ("label", "printed", "value", "scale", "fiscal_year", "year",
+                                    "duration", "statement", "page")}
+
+
+def _words(label_norm: str) -> set[str]:
+    return {w for w in label_norm.split() if w not in {"total", "net", "and", "of", "the"}}
 
 
 def corruptions(inp: dict, store: FactStore, texts: dict) -> dict[str, dict]:
-    out = {"x1.1": inp | {"value": inp["value"] * 1.1}}
-    row = [f for f in store.query(doc=inp["doc"], pages=[(inp["doc"], inp["page"])])
-           if f["label"] == inp["label"] and f["fiscal_year"] != inp["fiscal_year"]
+    """The corrupted copies of one input that exist for it (see the module docstring)."""
+    out: dict[str, dict] = {}
+    page = store.query(doc=inp["doc"], pages=[(inp["doc"], inp["page"])])
+    same = [f for f in page if f["label"] == inp["label"] and f["value"] == inp["value"]
+            and f["year"] == inp["year"]]
+    if same:
+        f0 = same[0]
+        table = [f for f in page if f["tbl"] == f0["tbl"] and f["col"] == f0["col"]]
+        labels = list(dict.fromkeys(f["label"] for f in table))
+        at = labels.index(f0["label"])
+        for k in (at - 1, at + 1):
+            cand = [f for f in table if 0 <= k < len(labels) and f["label"] == labels[k]
+                    and f["value"] != inp["value"] and f["label"]]
+            if cand:
+                out["neighbouring_row"] = _as_input(inp, cand[0])
+                break
+    # the same line item and year in a column of another period length: on the same page
+    # first (a 10-Q's three- and six-month columns), else on another page of the document
+    # (a 10-K's quarterly table)
+    other = sorted((f for f in store.query(doc=inp["doc"])
+                    if f["label_norm"] == normalise_label(inp["label"]) or
+                    f["label"] == inp["label"]),
+                   key=lambda f: f["page"] != inp["page"])
+    other = [f for f in other if f["year"] == inp["year"] and f["duration"] and
+             f["duration"] != (inp.get("duration") or "12M") and f["value"] != inp["value"]
+             and inp["statement"] != "balance_sheet"]
+    if other:
+        out["other_duration"] = _as_input(inp, other[0])
+    words = _words(" ".join(inp["label"].lower().split()))
+    stmt = [f for f in store.query(doc=inp["doc"], fiscal_year=inp["fiscal_year"])
+            if f["statement"] in PRIMARY and f["statement"] != inp["statement"]
+            and f["value"] != inp["value"] and not f["percent"] and words and
+            len(words & _words(f["label_norm"])) / len(words | _words(f["label_norm"])) >= 0.5]
+    if stmt:
+        out["other_statement"] = _as_input(inp, stmt[0])
+    out["x1.1"] = inp | {"value": inp["value"] * 1.1}
+    row = [f for f in page if f["label"] == inp["label"] and f["fiscal_year"] != inp["fiscal_year"]
            and f["value"] != inp["value"]]
     if row:
         out["wrong_year"] = inp | {"value": row[0]["value"]}
     printed = inp["printed"].strip("()$% ")
     n_pages = max(p for d, p in texts if d == inp["doc"]) + 1
     for delta in (1, -1, 2, -2, 3, -3):
-        page = inp["page"] + delta
-        if 0 <= page < n_pages and printed not in texts.get((inp["doc"], page), printed):
-            out["wrong_page"] = inp | {"page": page}
+        p = inp["page"] + delta
+        if 0 <= p < n_pages and printed not in texts.get((inp["doc"], p), printed):
+            out["wrong_page"] = inp | {"page": p}
             break
     return out
 
 
-def main() -> None:
-    texts = read_page_texts(ROOT / "data/pages/pages.jsonl")
-    result = {"clean": {"n": 0, "flagged": 0}, "corrupted": {}}
-    with FactStore(ROOT / "data/facts/facts.sqlite") as store:
-        agent = Agent(store, texts)
-        for q in questions():
-            rec, _, _ = agent.structured(q["id"], q["question"], q["pages"], doc_hint=q["doc"],
-                                         doc_type=doc_type_of(q["doc"]), enforce_gate=False)
-            if rec is None:
-                continue
-            scale = [s for s in rec.steps if s.get("step") == "compute"][-1].get("scale")
-            if not record_value_matches({"value": rec.value, "scale": scale}, q["answer"]):
-                continue
-            result["clean"]["n"] += 1
-            result["clean"]["flagged"] += int(not rec.verified)
-            for kind, bad in corruptions(rec.inputs[0], store, texts).items():
+def _flags_input(gate, name: str) -> bool:
+    return any(r.startswith(f"{name}:") for r in gate.reasons)
+
+
+def evaluate_set(name: str, agent: Agent, store: FactStore, texts: dict) -> dict:
+    result = {"answers": {"n": 0, "flagged": 0}, "inputs": {"n": 0, "flagged": 0},
+              "corrupted": {k: {"n": 0, "flagged": 0} for k in KINDS}}
+    for q in questions(name):
+        rec, _, _ = agent.structured(q["id"], q["question"], q["pages"], doc_hint=q["doc"],
+                                     doc_type=doc_type_of(q["doc"]), enforce_gate=False)
+        if rec is None:
+            continue
+        scale = [s for s in rec.steps if s.get("step") == "compute"][-1].get("scale")
+        if not record_value_matches({"value": rec.value, "scale": scale}, q["answer"]):
+            continue
+        pq = parse_question(q["question"], agent.vocab, doc_type_of(q["doc"]))
+        clean = agent.meaning.check(q["question"], pq, rec.inputs, rec.value, rec.value)
+        result["answers"]["n"] += 1
+        result["answers"]["flagged"] += int(not clean.passed)
+        for k, inp in enumerate(rec.inputs):
+            result["inputs"]["n"] += 1
+            result["inputs"]["flagged"] += int(_flags_input(clean, inp["name"]))
+            for kind, bad in corruptions(inp, store, texts).items():
                 inputs = copy.deepcopy(rec.inputs)
-                inputs[0] = bad
-                g = gate_structured(inputs, texts, rec.value, rec.value)
-                c = result["corrupted"].setdefault(kind, {"n": 0, "flagged": 0})
+                inputs[k] = bad
+                g = agent.meaning.check(q["question"], pq, inputs, rec.value, rec.value)
+                c = result["corrupted"][kind]
                 c["n"] += 1
                 c["flagged"] += int(not g.passed)
-    n = sum(c["n"] for c in result["corrupted"].values())
-    flagged = sum(c["flagged"] for c in result["corrupted"].values())
-    for c in [result["clean"], *result["corrupted"].values()]:
+    for c in [result["answers"], result["inputs"], *result["corrupted"].values()]:
         c["rate"] = round(c["flagged"] / c["n"], 4) if c["n"] else None
-    result["corrupted_flag_rate"] = round(flagged / n, 4) if n else None
-    result["false_flag_rate"] = result["clean"]["rate"]
-    result["n_corruptions"] = n
-    write_json(ROOT / "reports/gate_quality.json", result)
-    print(json.dumps(result, indent=1))
+    result["false_flag_rate_inputs"] = result["inputs"]["rate"]
+    result["false_flag_rate_answers"] = result["answers"]["rate"]
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sets", nargs="+", default=["public"])
+    args = parser.parse_args()
+    texts = read_page_texts(ROOT / "data/pages/pages.jsonl")
+    params = load_params(ROOT / "params.yaml")["answer"]
+    out = {"gate": gate_params(params).__dict__, "sets": {}}
+    with FactStore(ROOT / "data/facts/facts.sqlite") as store:
+        agent = Agent(store, texts, gate="flag", gate_params=gate_params(params))
+        for name in args.sets:
+            out["sets"][name] = evaluate_set(name, agent, store, texts)
+            print(name, json.dumps(out["sets"][name]))
+    path = ROOT / "reports/gate_quality.json"
+    if path.exists():  # keep the sets measured before (the fresh set is measured once)
+        old = json.loads(path.read_text())
+        out["sets"] = {**old.get("sets", {}), **out["sets"]}
+    write_json(path, out)
 
 
 if __name__ == "__main__":

@@ -39,22 +39,30 @@ def test_fallback_to_the_llm_path_records_the_reason(statement_store):
     agent = Agent(store, texts)
     rec = agent.answer("q", "Is ACME a capital-intensive business in FY2022?", [(DOC, 1)],
                        llm_answer="Yes: capex was $1,577 million.")
-    assert rec.path == "llm" and "yes/no" in rec.reason and rec.verified
-    assert rec.value == 1577e6
-    # an answer whose number is not on the pages is flagged, or withheld with gate=abstain
-    bad = "Capex was $9,999 million."
-    assert not agent.answer("q", "Is ACME capital intensive in FY2022?", [(DOC, 1)],
-                            llm_answer=bad).verified
-    withheld = Agent(store, texts, gate="abstain").answer(
-        "q", "Is ACME capital intensive in FY2022?", [(DOC, 1)], llm_answer=bad)
-    assert withheld.abstained and withheld.answer == "" and withheld.value is None
+    # a text answer goes out, never verified: the LLM is not declared capable of figures
+    assert rec.path == "llm" and "yes/no" in rec.reason and not rec.verified
+    assert rec.value == 1577e6 and rec.confidence == 0.0
 
 
-def test_missing_year_falls_back(statement_store):
+def test_a_figure_the_structured_path_cannot_verify_is_withheld(statement_store):
     store, texts = statement_store
-    rec = Agent(store, texts).answer("q", "What is ACME's FY2015 current ratio?", [(DOC, 2)],
-                                     llm_answer="")
-    assert rec.path == "llm" and "not found" in rec.reason
+    q = "What is ACME's FY2015 current ratio?"
+    rec = Agent(store, texts).answer("q", q, [(DOC, 2)], llm_answer="The ratio is 1.9.")
+    assert rec.path == "withheld" and rec.abstained and rec.value is None
+    assert "not found" in rec.reason and "llm_figures" in rec.reason
+
+
+def test_a_capable_llm_figure_is_gated_by_meaning(statement_store):
+    store, texts = statement_store
+    agent = Agent(store, texts, llm_figures=True)
+    q = "Roughly what did ACME spend on capex in FY2015, in USD millions?"
+    good = agent.answer("q", q, [(DOC, 1)], llm_answer="About $1,577 million.")
+    assert good.path == "llm" and good.verified
+    for bad, why in (("Capex was $9,999 million.", "not on any cited page"),
+                     ("It was 2022.", "is a year")):
+        rec = agent.answer("q", q, [(DOC, 1)], llm_answer=bad)
+        assert rec.abstained and not rec.verified
+        assert any(why in r for r in rec.steps[-2]["reasons"]), rec.steps[-2]
 
 
 def test_bad_gate_mode_fails_fast(statement_store):

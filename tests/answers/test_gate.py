@@ -54,3 +54,28 @@ def test_period_check_reads_dated_headers_and_percent_columns():
     assert period_position(text, "Net sales", 2729388, 2020) is True
     assert period_position(text, "Net sales", 2729388, 2021) is False
     assert period_position(text, "Net income", 1499218, 2020) is True
+
+
+def test_header_columns_read_durations_and_end_months():
+    from fingap.answers.gate import row_hits
+
+    grouped = ("Condensed Consolidated Statements of Earnings\nThree Months Ended\nSix Months "
+               "Ended\nJuly 29, 2023\nJuly 30, 2022\nJuly 29, 2023\nJuly 30, 2022\nRevenue\n"
+               "9,583\n10,329\n19,050\n20,976\n")
+    (hit,) = row_hits(grouped, "Revenue", 19050)
+    assert [(c.year, c.duration, c.month) for c in hit.columns] == [
+        (2023, "3M", "Jul"), (2022, "3M", "Jul"), (2023, "6M", "Jul"), (2022, "6M", "Jul")]
+    assert hit.hits == [2] and hit.statement == "income"
+    # prose above the header ("... this Annual Report ...") states no duration
+    quarterly = ("Quarterly Results of Operations\nThe data has been prepared as in the Annual "
+                 "Report on Form 10-K.\nThree Months Ended,\nDec. 31,\n2020\nSep. 30,\n2020\n"
+                 "Total net revenue\n3,158\n3,033\n")
+    (hit,) = row_hits(quarterly, "Total net revenue", 3033)
+    assert [(c.duration, c.month) for c in hit.columns] == [("3M", "Dec"), ("3M", "Sep")]
+    # a title stating the period for every column; a balance sheet states none
+    annual = ("Consolidated Statements of Income\nYears Ended December 31\n2022\n2021\n"
+              "Net income\n5\n4\n")
+    assert row_hits(annual, "Net income", 5)[0].columns[0].duration == "12M"
+    balance = "Consolidated Balance Sheets\nDecember 31,\n2022\n2021\nTotal assets\n50\n40\n"
+    (hit,) = row_hits(balance, "Total assets", 50)
+    assert hit.columns[0].duration is None and hit.statement == "balance_sheet"

@@ -28,9 +28,9 @@ from dataclasses import dataclass, field
 from ..ingestion.numbers import SCALES
 from .calculator import CalcError, evaluate
 from .fact_store import FactStore
-from .gate import gate_structured, gate_text
 from .labels import Vocabulary
-from .question import LABEL_PREFIX, ParsedQuestion, parse_question
+from .meaning import GateParams, MeaningGate
+from .question import LABEL_PREFIX, NOT_FIGURE_REASONS, ParsedQuestion, parse_question
 
 GATE_MODES = ("flag", "abstain")
 _COST_WORDS = re.compile(r"\b(?:expenses?|costs?)\b")
@@ -52,6 +52,9 @@ class AnswerRecord:
     gate: dict = field(default_factory=dict)
     steps: list[dict] = field(default_factory=list)
     unit: str = ""
+    # in [0, 1]: the lowest label-match score of the inputs of a verified answer; 0 when a
+    # gate check failed or nothing could be checked (fingap.answers.meaning)
+    confidence: float = 0.0
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
@@ -133,12 +136,18 @@ def format_answer(value: float, unit: str, scale: str | None, decimals: int) -> 
 
 class Agent:
     def __init__(self, store: FactStore, page_texts: dict[tuple[str, int], str],
-                 vocab: Vocabulary | None = None, gate: str = "flag", max_follow_ups: int = 3):
+                 vocab: Vocabulary | None = None, gate: str = "abstain", max_follow_ups: int = 3,
+                 gate_params: GateParams | None = None, llm_figures: bool = False):
+        """``gate``: a figure that fails the gate is withheld (abstain) or given unverified
+        (flag). ``llm_figures``: the configured LLM may answer figure questions (a capable,
+        served model); off, a figure the structured path cannot verify is withheld."""
         if gate not in GATE_MODES:
             raise ValueError(f"answer.gate must be one of {GATE_MODES}, got {gate!r}")
         self.store, self.page_texts = store, page_texts
         self.vocab = vocab or Vocabulary.load()
         self.gate, self.max_follow_ups = gate, max_follow_ups
+        self.llm_figures = llm_figures
+        self.meaning = MeaningGate(store, page_texts, self.vocab, gate_params)
 
     # ------------------------------------------------------------ structured path
     def structured(self, qid: str, question: str, pages: Sequence[tuple[str, int]],
@@ -215,7 +224,7 @@ class Agent:
         if missing:
             return None, f"inputs still missing after {self.max_follow_ups} follow-ups: " + \
                 ", ".join(m[0] for m in missing), steps
-        return self._compute(qid, pq, chosen, steps, enforce_gate)
+        return self._compute(qid, question, pq, chosen, steps, enforce_gate)
 
     @staticmethod
     def _period(pq: ParsedQuestion, year: int) -> dict:
@@ -246,7 +255,7 @@ class Agent:
             return bool(_COST_WORDS.search(concept[len(LABEL_PREFIX):].replace("_", " ")))
         return bool(c and c.magnitude)
 
-    def _compute(self, qid: str, pq: ParsedQuestion, chosen: dict[str, dict],
+    def _compute(self, qid: str, question: str, pq: ParsedQuestion, chosen: dict[str, dict],
                  steps: list[dict], enforce_gate: bool = True
                  ) -> tuple[AnswerRecord | None, str, list[dict]]:
         scales = {f["scale"] for f in chosen.values()}
@@ -283,11 +292,12 @@ class Agent:
         recomputed = evaluate(pq.expression, values)
         if pq.unit == "usd":
             recomputed /= SCALES[out_scale]
-        gate = gate_structured(inputs, self.page_texts, round(recomputed, decimals), value)
-        steps.append({"step": "verify", "passed": gate.passed, "reasons": gate.reasons})
+        gate = self.meaning.check(question, pq, inputs, round(recomputed, decimals), value)
+        steps.append({"step": "verify", "passed": gate.passed, "reasons": gate.reasons,
+                      "confidence": gate.confidence})
         record = AnswerRecord(qid, "structured", format_answer(value, pq.unit, out_scale, decimals),
                               value, pq.expression, inputs, gate.passed, False, "", gate.to_dict(),
-                              steps, pq.unit)
+                              steps, pq.unit, gate.confidence)
         if not gate.passed and enforce_gate:
             return None, "gate: " + "; ".join(gate.reasons), steps
         return record, "", steps
@@ -296,19 +306,36 @@ class Agent:
     def answer(self, qid: str, question: str, pages: Sequence[tuple[str, int]],
                llm_answer: Callable[[], str] | str | None = None,
                doc_hint: str | None = None, doc_type: str | None = None) -> AnswerRecord:
-        record, reason, steps = self.structured(qid, question, pages, doc_hint, doc_type)
+        """A verified structured answer; else, in ``flag`` mode, the structured answer marked
+        unverified; else the LLM's answer, which for a figure question only a capable LLM may
+        give (``llm_figures``) and its gate must trace; else the figure is withheld with the
+        reason."""
+        record, reason, steps = self.structured(qid, question, pages, doc_hint, doc_type,
+                                                enforce_gate=self.gate == "abstain")
         if record is not None:
             steps.append({"step": "answer", "path": "structured"})
             return record
+        figure = steps[0].get("figure") or steps[0].get("reason") not in NOT_FIGURE_REASONS
+        if figure and not self.llm_figures:
+            why = f"{reason}; the configured LLM is not declared capable of figures " \
+                  "(answer.llm_figures: false)"
+            steps.append({"step": "answer", "path": "withheld", "reason": why})
+            return AnswerRecord(qid, "withheld", "", None, "", [], False, True, why, {}, steps,
+                                "")
         text = llm_answer() if callable(llm_answer) else (llm_answer or "")
-        contexts = [self.page_texts.get(p, "") for p in pages]
-        gate = gate_text(text, question, contexts)
-        abstain = not gate.passed and self.gate == "abstain"
-        steps.append({"step": "verify", "path": "llm", "passed": gate.passed,
-                      "reasons": gate.reasons})
+        gate = self.meaning.check_llm(text, question, pages) if self.llm_figures else None
+        # only a capable LLM's figure can be verified; a figure its gate cannot trace is
+        # withheld (or flagged in flag mode); a text answer goes out unverified
+        passed = gate is not None and gate.passed and gate.n_claimed > 0
+        abstain = figure and not passed and self.gate == "abstain"
+        steps.append({"step": "verify", "path": "llm", "passed": passed,
+                      "reasons": gate.reasons if gate else [
+                          "not verified: the configured LLM is not declared capable of "
+                          "figures (answer.llm_figures: false)"]})
         steps.append({"step": "answer", "path": "llm", "abstained": abstain})
         from ..evaluation.strict_accuracy import first_new_number
 
         return AnswerRecord(qid, "llm", "" if abstain else text,
                             None if abstain else first_new_number(text, question), "", [],
-                            gate.passed, abstain, reason, gate.to_dict(), steps, "")
+                            passed, abstain, reason, gate.to_dict() if gate else {}, steps, "",
+                            0.0)

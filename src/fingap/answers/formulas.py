@@ -27,6 +27,8 @@ class Metric:
     terms: tuple[str, ...]
     expr: str
     unit: str                  # ratio | percent | days | usd
+    # plausible range of the result, (low, high), either None for open; None: no bound
+    bounds: tuple[float | None, float | None] | None = None
 
 
 def input_name(concept: str, year: int) -> str:
@@ -44,7 +46,8 @@ def split_input_name(name: str) -> tuple[str, int]:
 def load_library() -> dict[str, Metric]:
     raw = yaml.safe_load(resources.files("fingap").joinpath("data/formulas.yaml")
                          .read_text(encoding="utf-8"))
-    return {name: Metric(name, tuple(spec["terms"]), spec["expr"], spec["unit"])
+    return {name: Metric(name, tuple(spec["terms"]), spec["expr"], spec["unit"],
+                         tuple(spec["bounds"]) if spec.get("bounds") else None)
             for name, spec in raw.items()}
 
 

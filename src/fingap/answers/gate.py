@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..ingestion.numbers import DASHES, parse_value
+from ..ingestion.statement_tables import statement_kind
 from .labels import normalise_label
 
 _YEAR = re.compile(r"(?<![\d/])((?:19|20)\d{2})(?![\d/])|\b\d{1,2}/\d{1,2}/((?:19|20)?\d{2})\b")
@@ -53,10 +54,12 @@ class GateResult:
     reasons: list[str] = field(default_factory=list)
     n_claimed: int = 0        # numbers the answer cites (structured inputs, or LLM numbers)
     n_traced: int = 0         # ... of which the cited pages really print
+    labels: dict[str, float] = field(default_factory=dict)  # input -> label-match score
+    confidence: float = 0.0   # lowest label score when passed, else 0 (fingap.answers.meaning)
 
     def to_dict(self) -> dict:
         return {"passed": self.passed, "reasons": self.reasons, "n_claimed": self.n_claimed,
-                "n_traced": self.n_traced,
+                "n_traced": self.n_traced, "labels": self.labels, "confidence": self.confidence,
                 "inputs": [c.__dict__ | {"ok": c.ok} for c in self.checks]}
 
 
@@ -96,15 +99,56 @@ def _is_number_item(item: str) -> bool:
     return parse_value(item) is not None or item in DASHES
 
 
-def period_position(text: str, label: str, value: float, year: int,
-                    magnitude: bool = False) -> bool | None:
-    """Does ``value`` sit in the ``year`` column of the row ``label``, reading the page text in
-    order? None when the row or its header years cannot be found in the text."""
+_DURATIONS = [
+    ("6M", re.compile(r"\bsix\s+months|\b6\s+months|\b(?:24|26|28)\s+weeks|twenty[- ]six\s+weeks|"
+                      r"first\s+half|\bhalf[- ]year|\bh1\b|year[- ]to[- ]date", re.I)),
+    ("9M", re.compile(r"\bnine\s+months|\b9\s+months|\b(?:36|39|40)\s+weeks|thirty[- ]nine\s+"
+                      r"weeks", re.I)),
+    ("12M", re.compile(r"\btwelve\s+months|\b12\s+months|\byears?\s+ended|\bfiscal\s+years?\b|"
+                       r"\bfull[- ]year|\b(?:52|53)\s+weeks|fifty[- ]t\w+\s+weeks|\bannual\b",
+                       re.I)),
+    ("3M", re.compile(r"\bthree\s+months|\b3\s+months|\bquarters?\b|\bq[1-4]\b|\b(?:12|13|16|17|"
+                      r"twelve|thirteen|sixteen)\s+weeks", re.I)),
+]
+_MONTH = re.compile(r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?", re.I)
+TITLE_LINES = 15            # a page's title block, read for a duration stated once for all columns
+
+
+def duration_of(text: str, shortest_first: bool = False) -> str | None:
+    """The period length a header phrase states ("Six Months Ended" -> 6M), or None. In a
+    question, a quarter wins over the fiscal year it is named by ("the third quarter of fiscal
+    year 2023"): ``shortest_first``."""
+    order = sorted(_DURATIONS, key=lambda d: d[0] == "12M") if shortest_first else _DURATIONS
+    for dur, pattern in order:
+        if pattern.search(text):
+            return dur
+    return None
+
+
+@dataclass
+class ColumnHeader:
+    """A value column as the page's own header text states it."""
+    year: int
+    duration: str | None = None      # 3M | 6M | 9M | 12M; None: not stated (a balance)
+    month: str | None = None         # "Jun": the month of the column's end date
+
+
+@dataclass
+class RowHit:
+    """One printed row whose label matches, with the columns its values sit in."""
+    columns: list[ColumnHeader]      # the header of each value of the row, in order
+    hits: list[int]                  # positions of the value asked for
+    statement: str                   # the statement title nearest above the row ("table": none)
+
+
+def row_hits(text: str, label: str, value: float, magnitude: bool = False) -> list[RowHit]:
+    """Every row of the page text printed as ``label`` whose values include ``value``, with
+    the header (year, duration, end month) of each of its columns, read in text order."""
     items = _items(text)
     target = normalise_label(label)
     if not target:
-        return None
-    verdict = None
+        return []
+    out = []
     for i, item in enumerate(items):
         norm = normalise_label(item)
         if not norm or not target.endswith(norm):
@@ -128,45 +172,116 @@ def period_position(text: str, label: str, value: float, year: int,
                 break
             values.extend(c.value for c in cells)
             pcts.extend(c.percent for c in cells)
-        years = _header_years(items[:j])
-        if not values or not years:
+        columns = _header_columns(items[:j])
+        if not values or not columns:
             continue
-        hits = [k for k, v in enumerate(values) if abs(v - value) < 1e-9 or (
-            magnitude and abs(abs(v) - abs(value)) < 1e-9)]
-        if not hits:
-            continue
-        if len(values) != len(years) and len(pcts) == len(values):
+        if len(values) != len(columns) and len(pcts) == len(values):
             # "Amount | % of sales" layouts: percent cells are no period column
             kept = [v for v, pct in zip(values, pcts, strict=True) if not pct]
-            if len(kept) == len(years):
+            if len(kept) == len(columns):
                 values = kept
-                hits = [k for k, v in enumerate(values) if abs(v - value) < 1e-9 or (
-                    magnitude and abs(abs(v) - abs(value)) < 1e-9)]
-        if len(values) != len(years):
+        if len(values) != len(columns):
             # quarterly layouts repeat the years (three months, six months): align modulo
-            if len(values) % len(years) == 0:
-                years = years * (len(values) // len(years))
-            else:
+            if len(values) % len(columns) != 0:
                 continue
-        ok = any(years[k] == year for k in hits)
-        if ok:
-            return True
-        verdict = False
-    return verdict
+            columns = columns * (len(values) // len(columns))
+        hits = [k for k, v in enumerate(values) if abs(v - value) < 1e-9 or (
+            magnitude and abs(abs(v) - abs(value)) < 1e-9)]
+        if hits:
+            out.append(RowHit(columns, hits, _statement_above(items[:j], text)))
+    return out
 
 
-def _header_years(items: list[str]) -> list[int]:
-    """The last run of year-only lines before a row (a number line ends the search)."""
-    run: list[int] = []
+def period_position(text: str, label: str, value: float, year: int,
+                    magnitude: bool = False) -> bool | None:
+    """Does ``value`` sit in the ``year`` column of the row ``label``, reading the page text in
+    order? None when the row or its header years cannot be found in the text."""
+    rows = row_hits(text, label, value, magnitude)
+    if not rows:
+        return None
+    return any(row.columns[k].year == year for row in rows for k in row.hits)
+
+
+_TITLE_START = re.compile(r"\s*(?:[A-Z][\w.,&'-]*\s+){0,6}?(?:condensed\s+|consolidated\s+|"
+                          r"combined\s+)*(?:statements?|balance|income|cash)", re.I)
+
+
+def _statement_above(items: list[str], text: str) -> str:
+    """The statement whose title stands nearest above a row (two statements can share a
+    page); the page head's statement when no title line is found."""
     for it in reversed(items):
-        years = _years_of(it)
-        if years:
-            run[:0] = years
-        elif run and _DATE_WORDS.sub(" ", it).strip():
+        # a title line: short, and naming the statement at its start ("Consolidated
+        # Statements of Cash Flows (continued)"), not a sentence that mentions one nor a
+        # section of a summary table ("Balance sheet data:")
+        if len(it) <= 80 and _TITLE_START.match(it) and not it.rstrip().endswith(":"):
+            kind = statement_kind(it)
+            if kind not in ("table", "segment"):
+                return kind
+    return statement_kind(text)
+
+
+def _header_group(items: list[str]) -> tuple[int, list[int]]:
+    """Where the nearest group of header lines above a row starts, and the indices of its
+    year lines (a number line ends the search)."""
+    start, year_items = len(items), []
+    for k in range(len(items) - 1, -1, -1):
+        it = items[k]
+        if _years_of(it):
+            year_items.insert(0, k)
+            start = k
+        elif year_items and _DATE_WORDS.sub(" ", it).strip():
             # the nearest group of header lines only (not a title's "years ended ..."); lines
             # of date words between the years ("November 27,") belong to the group
             break
-    return run
+        elif year_items:
+            start = k
+    return start, year_items
+
+
+def _header_like(item: str) -> bool:
+    """A title or header line, not prose ("... included in this Annual Report ...")."""
+    return len(item) <= 80 and not item.rstrip().endswith(".")
+
+
+def _header_columns(items: list[str]) -> list[ColumnHeader]:
+    """The columns of the nearest header group above a row: each year with the duration and
+    end month its header lines state. Durations printed before all the years ("Three Months
+    Ended | Six Months Ended | 2023 2022 2023 2022") take equal runs of years; a duration
+    printed between them applies to the years that follow it. With none in the group, a
+    duration in the page's title block ("Years Ended December 31") applies to every column."""
+    start, year_items = _header_group(items)
+    if not year_items:
+        return []
+    columns: list[ColumnHeader] = []
+    durations: list[tuple[int, str]] = []
+    month = None
+    # the lines just above the group may state the durations ("Full Year" is no date word)
+    # or the end month ("MAY 31," over "(Dollars in millions)")
+    for k in range(max(0, start - 3), year_items[-1] + 1):
+        it = items[k]
+        if k < start and not _header_like(it):
+            continue
+        years = _years_of(it) if k >= start else None
+        dur = duration_of(it)
+        if dur and not years:
+            durations.append((len(columns), dur))
+        m = _MONTH.search(it)
+        if years:
+            for y in years:
+                columns.append(ColumnHeader(y, durations[-1][1] if durations else None,
+                                            m.group(1).capitalize() if m else month))
+        elif m:
+            month = m.group(1).capitalize()
+    if len(durations) > 1 and all(at == 0 for at, _ in durations):
+        run, rest = divmod(len(columns), len(durations))
+        for n, col in enumerate(columns):
+            col.duration = None if rest else durations[n // run][1]
+    if not durations:
+        title = duration_of(" ".join(it for it in items[:min(TITLE_LINES, start)]
+                                     if _header_like(it)))
+        for col in columns:
+            col.duration = title
+    return columns
 
 
 def check_inputs(inputs: list[dict], page_texts: dict[tuple[str, int], str]) -> list[InputCheck]:

@@ -75,6 +75,11 @@ _OPERATOR_MAP = {"-": "-", "minus": "-", "less": "-", "plus": "+", "divided by":
                  "*": "*", "\u00d7": "*", "\u00f7": "/", "(": "(", ")": ")"}
 
 
+# parse_question's reasons for a question that asks for no figure at all
+NOT_FIGURE_REASONS = ("empty question", "yes/no question",
+                      "asks no figure (which / why / what drove ...)")
+
+
 @dataclass
 class ParsedQuestion:
     figure: bool
@@ -474,7 +479,7 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
     vocab = vocab or Vocabulary.load()
     library = load_library()
     if not text or not text.strip():
-        return ParsedQuestion(False, "empty question")
+        return ParsedQuestion(False, NOT_FIGURE_REASONS[0])
     text, fiscal_of = date_the_periods(text)
     statements = [k for k, p in _STATEMENT_WORDS if p.search(text)]
     duration = "12M"
@@ -493,7 +498,7 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
         word = m.group(1).lower()
         base.out_scale = _SCALE_WORDS.get(word, word if word.endswith("s") else word + "s")
     if _YES_NO.match(text):
-        base.reason = "yes/no question"
+        base.reason = NOT_FIGURE_REASONS[1]
         return base
     if not years:
         base.reason = "no fiscal year in the question"
@@ -501,7 +506,7 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
     defs = definitions(text)
     asked = asked_phrase(text)
     if asked is None and _NOT_FIGURE.search(text):
-        base.reason = "asks no figure (which / why / what drove ...)"
+        base.reason = NOT_FIGURE_REASONS[2]
         return base
     if asked is None:
         # an analyst's shorthand ("Nike FY2019 net income, $bn?"): the first clause that names

@@ -23,8 +23,9 @@ from ..answers.agent import GATE_MODES, Agent, AnswerRecord
 from ..answers.fact_store import FactStore
 from ..answers.gate import value_on_page
 from ..answers.labels import Vocabulary
+from ..answers.meaning import GateParams
 from ..core.io import JsonlError, iter_jsonl, read_jsonl, write_json, write_jsonl, write_text
-from ..core.params import ParamError, require_choice, require_int
+from ..core.params import ParamError, check_numeric_domains, require_choice, require_int
 from ..evaluation.answer_report import render_answers_report
 from ..evaluation.scoring import METRICS_GENERATED
 from ..evaluation.stats import paired_bootstrap
@@ -37,6 +38,9 @@ log = logging.getLogger("fingap")
 # the project's own question sets (annotations/NAME_questions.jsonl), reported apart: the
 # held-out set first; the development sets the rules were tuned on after it
 OWN_SETS = ("heldout", "dev", "dev2", "dev3", "dev4")
+# the trust sets (annotations/draw_trust_pairs.py): no question copies a printed label; the
+# paraphrase set is the 45 public questions reworded, the fresh set new pairs
+TRUST_SETS = ("paraphrase", "fresh")
 
 
 def validate_answer(params: dict, generate_params: dict) -> dict:
@@ -46,7 +50,25 @@ def validate_answer(params: dict, generate_params: dict) -> dict:
     runs = generate_params.get("runs")
     if not isinstance(runs, list) or not runs:
         raise ParamError("generate.runs must list the [method, condition] runs to answer")
-    return {"gate": gate, "max_follow_ups": follow, "k": k, "runs": [tuple(r) for r in runs]}
+    return {"gate": gate, "max_follow_ups": follow, "k": k, "runs": [tuple(r) for r in runs],
+            "gate_params": gate_params(params), "llm_figures": llm_figures(params)}
+
+
+def gate_params(params: dict) -> GateParams:
+    """The gate's matcher and thresholds from the ``answer`` section (defaults where absent)."""
+    check_numeric_domains({"answer": params})
+    matcher = params.get("gate_matcher", GateParams.matcher)
+    if not isinstance(matcher, str) or not matcher.strip():
+        raise ParamError(f"answer.gate_matcher must name a sentence embedder, got {matcher!r}")
+    return GateParams(matcher, float(params.get("label_threshold", GateParams.label_threshold)),
+                      float(params.get("label_margin", GateParams.label_margin)))
+
+
+def llm_figures(params: dict) -> bool:
+    value = params.get("llm_figures", False)
+    if not isinstance(value, bool):
+        raise ParamError(f"answer.llm_figures must be true or false, got {value!r}")
+    return value
 
 
 def retrieved_pages(record: dict, k: int) -> list[tuple[str, int]]:
@@ -203,13 +225,15 @@ def run_answer(params: dict, generate_params: dict, questions_path: Path, pages_
     texts = read_page_texts(pages_path)
     annotated = load_annotations(annotations_path)
     vocab = Vocabulary.load()
-    report: dict = {"params": {k: v for k, v in ap.items() if k != "runs"}, "runs": {},
+    report: dict = {"params": {k: (v.__dict__ if k == "gate_params" else v)
+                               for k, v in ap.items() if k != "runs"}, "runs": {},
                     "breakdown": {}, "vs_llm_only": {},
                     # the questions StrictAcc_numeric is computed on (one number in the gold)
                     "single_number_ids": sorted(q.id for q in questions.values()
                                                 if single_number_gold(q.answer))}
     with FactStore(facts_path) as store:
-        agent = Agent(store, texts, vocab, ap["gate"], ap["max_follow_ups"])
+        agent = Agent(store, texts, vocab, ap["gate"], ap["max_follow_ups"], ap["gate_params"],
+                      ap["llm_figures"])
         for (method, cond), path in inputs_by_run.items():
             per_q = [r for r in read_jsonl(path) if r["question_id"] in questions]
             pages = {r["question_id"]: retrieved_pages(r, ap["k"]) for r in per_q}

@@ -82,10 +82,12 @@ def _llm_answer(question: str, pages: list[tuple[str, int]], texts: dict) -> Cal
 
 
 def _agent(texts: dict, store: FactStore) -> Agent:
-    params = load_params()
-    ap = params.get("answer") or {}
-    return Agent(store, texts, gate=ap.get("gate", "flag"),
-                 max_follow_ups=int(ap.get("max_follow_ups", 3)))
+    from .answer import gate_params, llm_figures
+
+    ap = load_params().get("answer") or {}
+    return Agent(store, texts, gate=ap.get("gate", "abstain"),
+                 max_follow_ups=int(ap.get("max_follow_ups", 3)), gate_params=gate_params(ap),
+                 llm_figures=llm_figures(ap))
 
 
 def _check_inputs(condition: str, method: str | None) -> None:

@@ -1,0 +1,131 @@
+"""Checks of a calculator expression's structure that need no page: does the formula the parse
+built add like to like, count each line item once, and read every period the question names?
+
+- ``dimension_reason``: amounts in dollars, per-share amounts and pure numbers only add to their
+  own kind; the result's kind is the unit asked (an amount for ``usd``, a pure number for a
+  ratio, percent or days). "365 x payables / cost of sales + the change in inventory" adds days
+  to dollars: the parse put a parenthesis in the wrong place.
+- ``weight_reason``: in a sum or difference of line items, every line item weighs the same
+  ("A - B" or "(A + B) / 2", never "A - B - B"): a definition applied twice counts an item twice.
+- ``period_reason``: every year the question names is read by some input ("over fiscal 2017
+  through 2019" answered from 2019 alone is another question).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+
+from .calculator import parse_expression
+from .question import ParsedQuestion, fiscal_years
+
+Dim = tuple[tuple[str, int], ...]
+_NONE: Dim = ()
+_USD: Dim = (("usd", 1),)
+_PER_SHARE: Dim = (("share", -1), ("usd", 1))
+UNIT_DIMENSIONS = {"usd": _USD, "usd_per_share": _PER_SHARE, "ratio": _NONE, "percent": _NONE,
+                   "days": _NONE}
+
+
+def _combine(a: Dim, b: Dim, sign: int) -> Dim:
+    exp = Counter(dict(a))
+    for k, v in b:
+        exp[k] += sign * v
+    return tuple(sorted((k, v) for k, v in exp.items() if v))
+
+
+def _dimension(node: ast.expr, dims: dict[str, Dim]) -> Dim:
+    if isinstance(node, ast.Constant):
+        return _NONE
+    if isinstance(node, ast.Name):
+        return dims.get(node.id, _USD)
+    if isinstance(node, ast.UnaryOp):
+        return _dimension(node.operand, dims)
+    if isinstance(node, ast.BinOp):
+        left, right = _dimension(node.left, dims), _dimension(node.right, dims)
+        if isinstance(node.op, (ast.Add, ast.Sub)):
+            if left != right:
+                raise ValueError(f"adds {_name(left)} to {_name(right)}")
+            return left
+        return _combine(left, right, 1 if isinstance(node.op, ast.Mult) else -1)
+    raise ValueError(f"{type(node).__name__} in an expression")
+
+
+def _name(dim: Dim) -> str:
+    return {_NONE: "a pure number", _USD: "an amount", _PER_SHARE: "a per-share amount"}.get(
+        dim, str(dim))
+
+
+def dimension_reason(expression: str, unit: str, per_share: set[str]) -> str | None:
+    """Why the expression's kinds do not add up, or None. ``per_share``: input names that are
+    per-share amounts; every other input is an amount in dollars."""
+    tree = parse_expression(expression)
+    dims = {n: _PER_SHARE for n in per_share}
+    try:
+        result = _dimension(tree, dims)
+    except ValueError as e:
+        return f"the formula {e}"
+    wanted = UNIT_DIMENSIONS.get(unit)
+    if wanted is not None and result != wanted:
+        return f"the formula gives {_name(result)}, a {unit} is asked"
+    return None
+
+
+def _additive_leaves(node: ast.expr, sign: int, out: Counter) -> None:
+    """Net coefficients of the input names that stand alone in a sum (scaled by constants)."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+        _additive_leaves(node.left, sign, out)
+        _additive_leaves(node.right, sign if isinstance(node.op, ast.Add) else -sign, out)
+    elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        _additive_leaves(node.operand, -sign, out)
+    elif isinstance(node, ast.UnaryOp):
+        _additive_leaves(node.operand, sign, out)
+    elif isinstance(node, ast.Name):
+        out[node.id] += sign
+
+
+def _sums(node: ast.AST):
+    """The maximal sums and differences of an expression tree."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+        yield node
+        stack = [node.left, node.right]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Add, ast.Sub)):
+                stack += [n.left, n.right]
+            elif isinstance(n, ast.UnaryOp):
+                stack.append(n.operand)
+            else:
+                yield from _sums(n)
+    else:
+        for child in ast.iter_child_nodes(node):
+            yield from _sums(child)
+
+
+def weight_reason(expression: str) -> str | None:
+    for node in _sums(parse_expression(expression)):
+        coef: Counter = Counter()
+        _additive_leaves(node, 1, coef)
+        if len(coef) < 2 and not any(abs(v) > 1 for v in coef.values()):
+            continue
+        sizes = {abs(v) for v in coef.values()}
+        if 0 in sizes or len(sizes) > 1:
+            odd = sorted(n for n, v in coef.items() if abs(v) != min(sizes - {0}, default=1)
+                         or v == 0)
+            return "the formula counts " + ", ".join(f"{n} {coef[n]:+d} times" for n in odd)
+    return None
+
+
+def years_reason(question: str, pq: ParsedQuestion, inputs: list[dict] = ()) -> str | None:
+    """``inputs``: the rows read, whose header year and fiscal year both count as read (a
+    retailer's fiscal 2024 quarter is printed under 2023)."""
+    named = set(fiscal_years(question))
+    used = {y for _, y in pq.inputs} | {inp[k] for inp in inputs for k in ("year", "fiscal_year")
+                                        if inp.get(k) is not None}
+    # a dated fiscal period is named twice: "fiscal 2022 (52 weeks ended January 28, 2023)"
+    used |= {pq.fiscal_of[y] for y in used if y in pq.fiscal_of} | \
+        {y for y, fiscal in pq.fiscal_of.items() if fiscal in used}
+    left = sorted(named - used)
+    if left:
+        return "no input is read for " + ", ".join(map(str, left)) + ", which the question names"
+    return None

@@ -1,0 +1,420 @@
+"""The meaning gate: a figure goes out as ``verified`` only when what it was computed from is
+what the question asks, checked independently of what chose the rows.
+
+The text gate (``fingap.answers.gate``) proves that each input is printed on its cited page in
+the column of its year. That is not enough: a wrong row or a wrong column printed on the right
+page passes it. Here every input must also pass, read from the page's own text:
+
+(a) **label**: its row's printed label means the operand. The operand's phrase (the question's
+    own words for it, and the finance vocabulary's first term for a concept the question names
+    only through a metric) is scored against the label by ``LabelMatcher``, a sentence embedder
+    that takes no part in choosing rows. The score must reach ``label_threshold``, and no other
+    row printed on the page may score more than ``label_margin`` above it: the neighbouring row
+    is caught even when the chooser preferred it;
+(b) **period**: its column's header states the duration the question asks (a six-month column
+    for a six-month question; no quarter column for a year); a balance is read from a column
+    with no duration, a flow from a column with one; where the question dates its period, the
+    column's end month is a month it names;
+(c) **statement**: where the question names statements, the row sits under one of them;
+(d) **printed**: the value is printed there (the text gate).
+
+And the question as a whole:
+
+(e) **coverage**: every content word of what the question asks is accounted for by the parse
+    (a line item, metric or label it resolved, a period, unit, statement or company word, or
+    common English); "capital investment" left over when only "fixed assets" was read means the
+    parse answered another question;
+(f) **shape**: a question that asks for a percentage, a ratio or days does not get an amount,
+    and one that asks for an amount in dollars does not get a ratio;
+(g) **plausibility**: the result lies inside the bounds of its metric shape (``bounds`` in
+    ``formulas.yaml``; a share of a total between 0 and 100% when its parts are non-negative).
+
+The answer's ``confidence`` is the lowest label score of its inputs when everything passes,
+and 0 otherwise.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from .expression_checks import dimension_reason, weight_reason, years_reason
+from .fact_store import FactStore
+from .formulas import load_library
+from .gate import ColumnHeader, GateResult, duration_of, gate_structured, gate_text, row_hits
+from .label_match import LabelMatcher
+from .labels import Vocabulary, normalise_label, normalise_phrase
+from .question import LABEL_PREFIX, ParsedQuestion, asked_phrase, definitions
+
+_PERIOD_WORDS = set(
+    "fy fiscal calendar year years yearly annual annually full end ends ended ending period "
+    "periods quarter quarters quarterly month months week weeks half first second third fourth "
+    "last "
+    "three six nine twelve q1 q2 q3 q4 h1 h2 as of at on during over in for the through to from "
+    "between and ytd date jan january feb february mar march apr april may jun june jul july "
+    "aug august sep sept september oct october nov november dec december".split())
+_UNIT_WORDS = set(
+    "usd us dollar dollars million millions billion billions thousand thousands mn bn k m b "
+    "percent percentage percentages pct units unit decimal decimals place places point points "
+    "round rounded rounding nearest whole integer number figure value amount terms day days"
+    .split())
+_COMMON = set(
+    "a an the of for in on at to by with from and or its their his her our your company "
+    "companys firm firms what whats which how much many is was were are be been being did does do "
+    "has have had will would could can should that this these those it they them there "
+    "according based using use used shown show shows per reported report reports reporting "
+    "recorded record records total overall net gross unadjusted gaap stated state states "
+    "give answer calculate compute determine find provide please approximately about "
+    "statement statements sheet sheets balance income cash flow flows operations earnings "
+    "financial position consolidated p l loss profit line item items primarily only "
+    "respectively value level size generate generated post posted book booked "
+    # the shape words of the expression the parse built (checked by (f), not by name)
+    "margin ratio rate average avg mean growth change yoy percent % less plus minus times "
+    "divided over add added adding subtract subtracted sum x "
+    "zero one two three four five "
+    # whose share of a result: the row chosen names it ("attributable to shareholders")
+    "attributable shareholders stockholders shareowners owners parent "
+    # verbs and nouns that carry no line item ("how much did X spend on capex", "the D&A
+    # expense", "capex, taken as ...", "in its earnings release")
+    "spend spent pay paid hold held carry carried owe owed expense expenses charge charges "
+    "taken defined measured computed calculated ie versus vs same basis trade release filing "
+    "plc inc corp corporation co ltd llc group holdings share fraction proportion portion"
+    .split())
+_SHAPE_PERCENT = re.compile(r"%|\bpercent|\bmargin\b|\bshare\s+of\b|\bfraction\b|\bproportion\b|"
+                            r"\bgrowth\b|\bgr[eo]w\b|\brate\b|\bhow\s+fast\b|\bcagr\b|\breturn\s+on\b",
+                            re.I)
+_SHAPE_RATIO = re.compile(r"\bratio\b|\bturnover\b|\bhow\s+many\s+times\b|\bper\s+dollar\b|"
+                          r"\beach\s+dollar\b|\bhow\s+many\s+dollars\b|\bcoverage\b|\bmultiple\b",
+                          re.I)
+_SHAPE_DAYS = re.compile(r"\bdays?\b", re.I)
+_SHAPE_AMOUNT = re.compile(r"\b(?:in|into)\s+(?:usd|us\$|\$|dollars)?\s*(?:millions?|billions?|"
+                           r"thousands?)\b|\$\s*(?:mn|bn|m|b|k)\b", re.I)
+_RESIDUAL = re.compile(r"\b(?:other|all\s+other|miscellaneous|remaining)\b", re.I)
+_SHARE = re.compile(r"\bshare\b|\bfraction\b|\bproportion\b|\bportion\b|\bas\s+an?\s+%|"
+                    r"\bpercentage\s+of\b|%\s+of\b", re.I)
+
+
+@dataclass
+class GateParams:
+    matcher: str = "minilm"
+    label_threshold: float = 0.5
+    label_margin: float = 0.1
+
+
+@dataclass
+class MeaningChecks:
+    """What the meaning gate found, per input and for the question."""
+    labels: dict[str, float] = field(default_factory=dict)    # input name -> label score
+    reasons: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return not self.reasons
+
+
+def asked_shape(question: str) -> set[str]:
+    """What kind of number the question asks for, from its asked phrase (its own definitions
+    and instructions aside): any of percent, ratio, days, amount."""
+    asked = asked_phrase(question) or question
+    out = set()
+    if _SHAPE_PERCENT.search(asked):
+        out.add("percent")
+    if _SHAPE_RATIO.search(asked):
+        out.add("ratio")
+    if _SHAPE_DAYS.search(asked):
+        out.add("days")
+    if _SHAPE_AMOUNT.search(question):
+        out.add("amount")
+    return out
+
+
+def shape_reason(question: str, unit: str) -> str | None:
+    shape = asked_shape(question)
+    if unit in ("usd", "usd_per_share") and shape & {"percent", "ratio", "days"} and \
+            "amount" not in shape:
+        return f"the question asks for a {'/'.join(sorted(shape))}, the answer is an amount"
+    if unit in ("percent", "ratio", "days") and shape == {"amount"}:
+        return f"the question asks for an amount, the answer is a {unit}"
+    return None
+
+
+def company_key(doc: str) -> str:
+    """A document's company as letters: AMERICANWATERWORKS_2020_10K -> americanwaterworks."""
+    return "".join(ch for ch in re.split(r"_(?:19|20)\d\d", doc)[0].lower() if ch.isalnum())
+
+
+def company_positions(words: list[str], docs: set[str]) -> set[int]:
+    """Positions of the runs of words that spell a document's company, possessive or not
+    ("american water works", "adobes")."""
+    keys = {k for k in (company_key(d) for d in docs) if len(k) >= 2}
+    out: set[int] = set()
+    for i in range(len(words)):
+        joined = ""
+        for j in range(i, min(i + 6, len(words))):
+            joined += words[j]
+            if joined in keys or (joined.endswith("s") and joined[:-1] in keys):
+                out.update(range(i, j + 1))
+    return out
+
+
+def unexplained_words(question: str, pq: ParsedQuestion, vocab: Vocabulary,
+                      docs: set[str]) -> list[str]:
+    """Content words of the asked phrase that the parse does not account for (see (e))."""
+    asked = normalise_phrase(re.sub(r"\([^()]*\)", " ", asked_phrase(question) or question))
+    asked = re.sub(r"\b(?:fy)?(?:19|20)?\d{2}\b|\b\d+(?:st|nd|rd|th)?\b", " ", asked)
+    words = asked.split()
+    covered = company_positions(words, docs)
+    used = {c for c, _ in pq.inputs}
+    spans = [(a, b) for a, b, c in vocab.find_terms(asked) if c in used]
+    library = load_library()
+    # a library metric names what is asked; so does one the question defines itself ("ROA
+    # is defined as ...": the definition replaced the library's formula)
+    metrics = [library[pq.metric]] if pq.metric in library else \
+        list(library.values()) if pq.metric == "definition" else []
+    for metric in metrics:
+        for term in metric.terms:
+            t = normalise_phrase(term)
+            spans += [(m.start(), m.end()) for m in
+                      re.finditer(rf"(?<![a-z0-9]){re.escape(t)}(?![a-z0-9])", asked)]
+    # the words a line item was resolved by: its vocabulary term (the spans above) or its
+    # label phrase; not the whole operand text the parse read it from
+    # ... and the names the question defines itself ("EBIT taken as ...")
+    named = set(" ".join(pq.labels.values()).split()) | \
+        set(" ".join(definitions(question)).split())
+    pos = 0
+    out = []
+    for i, w in enumerate(words):
+        start = asked.index(w, pos)
+        pos = start + len(w)
+        if len(w) < 2 or i in covered or w in named or w in _PERIOD_WORDS or w in _UNIT_WORDS or \
+                w in _COMMON or any(a <= start < b for a, b in spans):
+            continue
+        out.append(w)
+    return out
+
+
+def plausibility_reason(pq: ParsedQuestion, question: str, value: float,
+                        inputs: list[dict]) -> str | None:
+    library = load_library()
+    metric = library.get(pq.metric)
+    bounds = metric.bounds if metric else None
+    if bounds is None and pq.unit == "percent" and _SHARE.search(asked_phrase(question) or "") \
+            and all(inp["value"] >= 0 or inp.get("magnitude") for inp in inputs):
+        bounds = (0.0, 100.0)        # a share of a total, with parts that are not negative
+    if bounds is None:
+        return None
+    lo, hi = bounds
+    if (lo is not None and value < lo) or (hi is not None and value > hi):
+        return f"{value:g} is outside the plausible range [{lo}, {hi}] of {pq.metric or pq.unit}"
+    return None
+
+
+def _stock(concept: str, vocab: Vocabulary, statement: str) -> bool:
+    """A balance (read at an instant) rather than a flow over a period."""
+    c = vocab.concepts.get(concept)
+    if c is not None and c.statement in ("balance_sheet", "income", "cash_flow"):
+        return c.statement == "balance_sheet"
+    return statement == "balance_sheet"
+
+
+def question_duration(question: str, pq: ParsedQuestion) -> str:
+    """The period length the question asks, read by the gate itself: a duration stated in
+    what is asked ("ROA for the six months ended June 30") wins over one stated elsewhere in
+    the question ("Based on the 10-Q for the second quarter, ..."); else the parser's."""
+    asked = asked_phrase(question, keep_remarks=True) or ""
+    return duration_of(asked, shortest_first=True) or pq.duration
+
+
+def period_reason(column: ColumnHeader, statement: str, stock: bool, pq: ParsedQuestion,
+                  asked: str) -> str | None:
+    """``asked``: the period length the question asks (``question_duration``)."""
+    if stock:
+        # a balance: on the balance sheet, or a "balance at end of year" row of the
+        # statement of equity, whose columns are periods
+        if column.duration is not None and statement not in ("balance_sheet", "equity"):
+            return f"a balance is asked, the row is a {column.duration} flow"
+    else:
+        if statement == "balance_sheet":
+            return "a flow over a period is asked, the row is a balance"
+        if column.duration is None and asked != "12M":
+            return f"the column's header states no period; {asked} asked"
+        if column.duration is not None and column.duration != asked:
+            return f"the column is {column.duration}, {asked} asked"
+    if pq.months and column.month and not any(_months_apart(column.month, m) <= 1
+                                               for m in pq.months):
+        # 52/53-week years end near a month's turn (January 28 one year, February 2 the
+        # next): a neighbouring month is the same period end
+        return f"the column ends in {column.month}, the question names {'/'.join(pq.months)}"
+    return None
+
+
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def _months_apart(a: str, b: str) -> int:
+    if a not in _MONTHS or b not in _MONTHS:
+        return 0
+    d = abs(_MONTHS.index(a) - _MONTHS.index(b))
+    return min(d, 12 - d)
+
+
+class MeaningGate:
+    """(a)-(g) of the module docstring over one structured answer."""
+
+    def __init__(self, store: FactStore, page_texts: dict[tuple[str, int], str],
+                 vocab: Vocabulary, params: GateParams | None = None):
+        self.store, self.page_texts, self.vocab = store, page_texts, vocab
+        self.params = params or GateParams()
+        self.matcher = LabelMatcher(self.params.matcher)
+
+    def phrases(self, concept: str, pq: ParsedQuestion) -> list[str]:
+        """The operand's phrases: the question's own words for it, and for a concept of the
+        vocabulary its names there (the question reached the concept through one of them)."""
+        if concept.startswith(LABEL_PREFIX):
+            return [pq.labels.get(concept, concept[len(LABEL_PREFIX):].replace("_", " "))]
+        c = self.vocab.concepts.get(concept)
+        out = [pq.phrases[concept]] if concept in pq.phrases else []
+        return out + (list(c.terms) if c and c.terms else [concept.replace("_", " ")])
+
+    def label_score(self, concept: str, pq: ParsedQuestion, inp: dict) -> tuple[float, float]:
+        """(score of the cited row, the lead of the best other line item printed on its page).
+        A row's score is its label's best cosine over the operand's phrases; the lead is how
+        far the best other row scores above the cited one (negative when the cited row is the
+        best). A row the vocabulary reads as the cited row's own concept ("Consolidated net
+        income" beside "Net income attributable to ...") is no other line item; every other
+        row is, the operand's own concept included: a neighbouring row cited for it is caught
+        when the right row scores better."""
+        page = self.store.query(doc=inp["doc"], pages=[(inp["doc"], inp["page"])])
+        cited = normalise_label(inp["label"])
+        own = {f["concept"] for f in page if f["label_norm"] == cited and f["concept"]}
+        labels = sorted({f["label"] for f in page if f["label"] and f["label_norm"] != cited
+                         and not (f["concept"] and f["concept"] in own)})
+
+        # the company's own name in a label ("... attributable to shareowners of The Coca-Cola
+        # Company") says nothing of the line item
+        def plain(label: str) -> str:
+            words = normalise_label(label).split()
+            skip = company_positions(words, {inp["doc"]})
+            return " ".join(w for i, w in enumerate(words) if i not in skip)
+
+        scores = self.matcher.scores(self.phrases(concept, pq),
+                                     [plain(x) for x in (inp["label"], *labels)])
+        lead = float(scores[1:].max() - scores[0]) if len(scores) > 1 else -1.0
+        return float(scores[0]), lead
+
+    def check_llm(self, answer: str, question: str, pages: Sequence[tuple[str, int]]
+                  ) -> GateResult:
+        return _llm_check(self, answer, question, pages)
+
+    def check(self, question: str, pq: ParsedQuestion, inputs: list[dict], value: float,
+              recomputed: float) -> GateResult:
+        gate = gate_structured(inputs, self.page_texts, value, recomputed)
+        checks = MeaningChecks()
+        p = self.params
+        duration = question_duration(question, pq)
+        for inp in inputs:
+            concept = inp["concept"]
+            score, lead = self.label_score(concept, pq, inp)
+            checks.labels[inp["name"]] = round(score, 4)
+            if score < p.label_threshold:
+                checks.reasons.append(f"{inp['name']}: label {inp['label']!r} does not match "
+                                      f"{self.phrases(concept, pq)[0]!r} ({score:.2f})")
+            elif lead > p.label_margin:
+                checks.reasons.append(f"{inp['name']}: another row on the page matches "
+                                      f"{self.phrases(concept, pq)[0]!r} better (by {lead:.2f})")
+            elif _RESIDUAL.search(inp["label"]) and not any(
+                    _RESIDUAL.search(x) for x in self.phrases(concept, pq)):
+                # "Other current assets" scores close to "current assets" by meaning, yet a
+                # residual line is never the line item a question names without "other"
+                checks.reasons.append(f"{inp['name']}: {inp['label']!r} is a residual line "
+                                      "(other ...), which the question does not ask for")
+            text = self.page_texts.get((inp["doc"], inp["page"]), "")
+            rows = row_hits(text, inp["label"], inp["value"], bool(inp.get("magnitude")))
+            columns = [(row.columns[k], row.statement) for row in rows for k in row.hits
+                       if row.columns[k].year == inp["year"]]
+            if not columns:
+                if text:
+                    checks.reasons.append(f"{inp['name']}: its column's header could not be "
+                                          "read from the page text")
+                continue
+            found = []
+            for column, statement in columns:
+                reason = period_reason(column, statement, _stock(concept, self.vocab, statement),
+                                       pq, duration)
+                home = self.vocab.concepts[concept].statement \
+                    if concept in self.vocab.concepts else None
+                if reason is None and pq.statements and statement not in pq.statements and \
+                        statement != home:
+                    reason = f"the row sits on {statement}, the question names " + \
+                        "/".join(pq.statements)
+                found.append(reason)
+            if None not in found:
+                checks.reasons.append(f"{inp['name']}: {found[0]}")
+        docs = {inp["doc"] for inp in inputs}
+        left = unexplained_words(question, pq, self.vocab, docs)
+        if left:
+            checks.reasons.append("the parse does not account for: " + " ".join(left))
+        per_share = {inp["name"] for inp in inputs if inp["concept"] == "eps_diluted" or
+                     "per share" in inp["label"].lower()}
+        for reason in (shape_reason(question, pq.unit),
+                       dimension_reason(pq.expression, pq.unit, per_share),
+                       weight_reason(pq.expression), years_reason(question, pq, inputs),
+                       plausibility_reason(pq, question, value, inputs)):
+            if reason:
+                checks.reasons.append(reason)
+        gate.reasons += checks.reasons
+        gate.passed = gate.passed and checks.passed
+        gate.labels = checks.labels
+        gate.confidence = round(min(checks.labels.values(), default=0.0), 4) if gate.passed \
+            else 0.0
+        return gate
+
+
+_NOTE_NUMBER = re.compile(r"\bnote\s+(\d{1,2})\b", re.I)
+
+
+def page_number_of(text: str) -> float | None:
+    """The page number a page prints alone on its first or last line, if any."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    for ln in lines[:2] + lines[-2:]:
+        if re.fullmatch(r"\d{1,3}", ln):
+            return float(ln)
+    return None
+
+
+def _llm_check(gate: MeaningGate, answer: str, question: str,
+               pages: Sequence[tuple[str, int]]) -> GateResult:
+    """The LLM path's gate, for a configured LLM declared capable of figures: each number of
+    the answer not copied from the question must be no year, page number or note number, and
+    must be printed in a statement row of the cited pages whose label matches what the
+    question asks (the same matcher and threshold as (a))."""
+    from ..evaluation.answer_metrics import extract_numbers
+
+    base = gate_text(answer, question, [gate.page_texts.get(p, "") for p in pages])
+    asked = set(extract_numbers(question))
+    numbers = [n for n in extract_numbers(answer) if n not in asked]
+    reasons = list(base.reasons)
+    asked_text = asked_phrase(question) or question
+    # what is asked, and the vocabulary's names of the line items it names
+    phrases = [asked_text] + [t for _, _, c in gate.vocab.find_terms(asked_text)
+                              for t in gate.vocab.concepts[c].terms]
+    for n in numbers:
+        if float(n).is_integer() and 1900 <= n <= 2100:
+            reasons.append(f"{n:g} is a year")
+            continue
+        texts = [gate.page_texts.get(p, "") for p in pages]
+        if any(page_number_of(t) == n for t in texts):
+            reasons.append(f"{n:g} is a page number")
+            continue
+        if any(float(m) == n for t in texts for m in _NOTE_NUMBER.findall(t)):
+            reasons.append(f"{n:g} is a note number")
+            continue
+        rows = [f for doc, page in pages for f in gate.store.query(doc=doc, pages=[(doc, page)])
+                if any(abs(abs(f["value"]) * k - abs(n)) < 1e-6 * max(1.0, abs(n))
+                       for k in (1.0, 1e-3, 1e3))]
+        scores = gate.matcher.scores(phrases, [f["label"] for f in rows])
+        if not len(scores) or scores.max() < gate.params.label_threshold:
+            reasons.append(f"{n:g} is printed in no row whose label matches the question")
+    return GateResult(not reasons and bool(numbers), [], reasons, len(numbers),
+                      base.n_traced, {}, 0.0)

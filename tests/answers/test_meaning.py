@@ -1,0 +1,192 @@
+from dataclasses import replace
+
+import pymupdf
+import pytest
+
+from fingap.answers.fact_store import FactStore, write_store
+from fingap.answers.labels import Vocabulary
+from fingap.answers.meaning import (
+    GateParams,
+    MeaningGate,
+    plausibility_reason,
+    question_duration,
+    shape_reason,
+    unexplained_words,
+)
+from fingap.answers.question import parse_question
+from fingap.ingestion.statement_tables import doc_facts
+
+from ..conftest import DOC
+
+QDOC = "ACME_2023Q2_10Q"
+
+
+def _input(name, concept, label, value, page, year=2022, statement="balance_sheet", doc=DOC):
+    return {"name": name, "concept": concept, "label": label, "printed": f"{value:,.0f}",
+            "value": value, "scale": "millions", "fiscal_year": year, "year": year,
+            "duration": None, "statement": statement, "doc": doc, "page": page,
+            "source": "retrieved", "magnitude": False}
+
+
+@pytest.fixture
+def gate(statement_store):
+    store, texts = statement_store
+    return MeaningGate(store, texts, Vocabulary.load(), GateParams("minilm", 0.7, 0.1))
+
+
+def test_the_neighbouring_row_is_caught_even_when_the_chooser_prefers_it(statement_store):
+    # a threshold the neighbour's own score passes: the other row's lead alone catches it
+    store, texts = statement_store
+    gate = MeaningGate(store, texts, Vocabulary.load(), GateParams("minilm", 0.5, 0.1))
+    q = "What were ACME's total current liabilities at the end of FY2022? USD millions."
+    pq = parse_question(q)
+    right = _input("total_current_liabilities__fy2022", "total_current_liabilities",
+                   "Total current liabilities", 7000.0, 2)
+    assert gate.check(q, pq, [right], 7000.0, 7000.0).passed
+    # the row above, as a chooser that preferred it would cite it
+    wrong = right | {"label": "Total current assets", "value": 14000.0, "printed": "14,000"}
+    g = gate.check(q, pq, [wrong], 14000.0, 14000.0)
+    assert not g.passed and g.confidence == 0.0
+    assert any("another row on the page matches" in r for r in g.reasons), g.reasons
+
+
+def test_a_label_far_from_the_operand_fails_the_threshold(gate):
+    q = "What was ACME's FY2022 operating income? USD millions."
+    pq = parse_question(q)
+    cited = _input("operating_income__fy2022", "operating_income", "Net sales", 32765.0, 2,
+                   statement="income")
+    g = gate.check(q, pq, [cited], 32765.0, 32765.0)
+    assert not g.passed and any("does not match" in r or "better" in r for r in g.reasons)
+
+
+def test_a_verified_answer_carries_its_lowest_label_score(gate):
+    q = "What is ACME's FY2022 current ratio? Round to two decimal places."
+    pq = parse_question(q)
+    inputs = [_input("total_current_assets__fy2022", "total_current_assets",
+                     "Total current assets", 14000.0, 2),
+              _input("total_current_liabilities__fy2022", "total_current_liabilities",
+                     "Total current liabilities", 7000.0, 2)]
+    g = gate.check(q, pq, inputs, 2.0, 2.0)
+    assert g.passed and g.confidence == pytest.approx(min(g.labels.values()))
+    assert 0.7 <= g.confidence <= 1.0
+
+
+@pytest.fixture
+def quarterly_gate(tmp_path):
+    """A 10-Q income statement: three- and six-month columns under their own headers, and a
+    balance sheet with an "Other current assets" row."""
+    pdf = tmp_path / f"{QDOC}.pdf"
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((50, 60), "ACME Corporation", fontsize=9)
+    page.insert_text((50, 72), "Condensed Consolidated Statements of Income", fontsize=9)
+    page.insert_text((330, 90), "Three Months Ended", fontsize=9)
+    page.insert_text((470, 90), "Six Months Ended", fontsize=9)
+    for x, year in zip((330, 390, 470, 530), ("2023", "2022", "2023", "2022"), strict=True):
+        page.insert_text((x, 102), year, fontsize=9)
+    page.insert_text((50, 114), "(Millions)", fontsize=9)
+    for y, (label, cells) in enumerate([("Net sales", ["9,583", "10,329", "19,050", "20,976"]),
+                                        ("Operating income", ["348", "371", "659", "833"])]):
+        page.insert_text((50, 130 + 12 * y), label, fontsize=9)
+        for x, cell in zip((350, 410, 490, 550), cells, strict=True):
+            page.insert_text((x - pymupdf.get_text_length(cell, fontsize=9), 130 + 12 * y),
+                             cell, fontsize=9)
+    page = doc.new_page()
+    page.insert_text((50, 60), "Condensed Consolidated Balance Sheets", fontsize=9)
+    page.insert_text((420, 84), "2023", fontsize=9)
+    page.insert_text((480, 84), "2022", fontsize=9)
+    page.insert_text((50, 96), "(Millions)", fontsize=9)
+    for y, (label, cells) in enumerate([("Other current assets", ["500", "450"]),
+                                        ("Total current assets", ["9,000", "8,000"])]):
+        page.insert_text((50, 112 + 12 * y), label, fontsize=9)
+        for x, cell in zip((440, 500), cells, strict=True):
+            page.insert_text((x - pymupdf.get_text_length(cell, fontsize=9), 112 + 12 * y),
+                             cell, fontsize=9)
+    doc.save(str(pdf))
+    doc.close()
+    with pymupdf.open(pdf) as d:
+        texts = {(QDOC, i): p.get_text() for i, p in enumerate(d)}
+    facts, _, _ = doc_facts(pdf, QDOC, {p: t for (_, p), t in texts.items()})
+    write_store(tmp_path / "facts.sqlite", facts, Vocabulary.load())
+    with FactStore(tmp_path / "facts.sqlite") as store:
+        yield MeaningGate(store, texts, Vocabulary.load(), GateParams("minilm", 0.7, 0.1))
+
+
+def test_the_column_of_another_duration_is_caught(quarterly_gate):
+    q = "What were ACME's net sales for the six months ended June 30, 2023? USD millions."
+    pq = parse_question(q)
+    assert question_duration(q, pq) == "6M"
+    six = _input("revenue__fy2023", "revenue", "Net sales", 19050.0, 0, 2023, "income", QDOC)
+    three = six | {"value": 9583.0, "printed": "9,583"}
+    assert quarterly_gate.check(q, pq, [six], 19050.0, 19050.0).passed
+    g = quarterly_gate.check(q, pq, [three], 9583.0, 9583.0)
+    assert not g.passed and any("the column is 3M, 6M asked" in r for r in g.reasons), g.reasons
+
+
+def test_the_gate_reads_the_asked_duration_over_the_filings_name():
+    q = ("Based on ACME's 10-Q for the second quarter of 2023, what were its net sales for the "
+         "six months ended June 30, 2023?")
+    pq = parse_question(q)
+    assert question_duration(q, pq) == "6M"
+
+
+def test_a_residual_row_is_not_the_line_item_asked(quarterly_gate):
+    q = "What were ACME's total current assets at June 30, 2023? USD millions."
+    pq = parse_question(q)
+    other = _input("total_current_assets__fy2023", "total_current_assets",
+                   "Other current assets", 500.0, 1, 2023, doc=QDOC)
+    g = quarterly_gate.check(q, pq, [other], 500.0, 500.0)
+    assert not g.passed and any("residual" in r or "better" in r for r in g.reasons), g.reasons
+
+
+def test_a_flow_cited_from_a_balance_and_a_balance_from_a_flow(gate):
+    q = "What was ACME's FY2022 operating cash flow? USD millions."
+    pq = parse_question(q)
+    cfo = _input("cfo__fy2022", "cfo", "Net cash provided by operating activities", 6439.0, 1,
+                 statement="cash_flow")
+    assert gate.check(q, pq, [cfo], 6439.0, 6439.0).passed
+    q2 = "What were ACME's total current assets at the end of FY2022? USD millions."
+    pq2 = parse_question(q2)
+    # a balance concept cited from a row under a twelve-month header
+    flow = _input("total_current_assets__fy2022", "total_current_assets", "Net income",
+                  5363.0, 1, statement="cash_flow")
+    g = gate.check(q2, pq2, [flow], 5363.0, 5363.0)
+    assert not g.passed and any("a balance is asked" in r for r in g.reasons), g.reasons
+
+
+def test_a_row_off_the_statement_the_question_names(gate):
+    q = ("Using only the cash flow statement, what was ACME's FY2022 cost of sales? USD "
+         "millions.")
+    pq = parse_question(q)
+    label_input = _input("row_cost_sales__fy2022", "row_cost_sales", "Cost of sales", 16682.0,
+                         2, statement="income")
+    pq.labels["row_cost_sales"] = "cost of sales"
+    g = gate.check(q, pq, [label_input], 16682.0, 16682.0)
+    assert any("the row sits on income" in r for r in g.reasons), g.reasons
+
+
+def test_coverage_finds_what_the_parse_left_out():
+    vocab = Vocabulary.load()
+    q = ("How much did ACME spend on capital investment in fixed assets during the year ended "
+         "December 31, 2022? USD millions.")
+    pq = parse_question(q)
+    assert pq.inputs and pq.inputs[0][0] == "ppe_net"       # the parse read a balance
+    assert {"capital", "investment"} <= set(unexplained_words(q, pq, vocab, {DOC}))
+    ok = "What was ACME's FY2022 net income? USD millions."
+    assert unexplained_words(ok, parse_question(ok), vocab, {DOC}) == []
+
+
+def test_shape_and_plausibility():
+    q = "How many dollars of sales did each dollar of ACME's assets generate in FY2022?"
+    assert "ratio" in shape_reason(q, "usd")
+    assert shape_reason("What was ACME's FY2022 revenue in USD millions?", "usd") is None
+    assert shape_reason("What was ACME's FY2022 revenue in USD millions?", "percent")
+    gm = "What is ACME's FY2022 gross margin?"
+    pq = parse_question(gm)
+    assert plausibility_reason(pq, gm, 120.0, [])
+    assert plausibility_reason(pq, gm, 45.0, []) is None
+    share = "What share of ACME's FY2022 net sales was cost of sales?"
+    pq = replace(parse_question(share), unit="percent", metric="definition")
+    parts = [{"value": 1.0}, {"value": 2.0}]
+    assert plausibility_reason(pq, share, 150.0, parts) and \
+        plausibility_reason(pq, share, 50.0, parts) is None
