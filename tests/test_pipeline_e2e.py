@@ -188,6 +188,17 @@ def test_tables_and_answer_stages(project):
     assert q1["path"] == "structured" and q1["verified"] and q1["value"] == 1577.0
     assert q1["inputs"][0]["source"] == "follow_up" and q1["inputs"][0]["page"] == 4
     assert answers["runs"]["page_scorer"]["oracle_page"]["StrictAcc"] == 1.0  # q1 is the MG one
+    # the meaning gate ran on it (abstain is the default): its label scores and confidence
+    assert q1["gate"]["labels"] and q1["confidence"] == min(q1["gate"]["labels"].values()) > 0
+    selective = answers["runs"]["page_scorer"]["oracle_page"]["selective"]
+    assert selective["verified"] == selective["verified_correct"] == 1
+    assert selective["VerifiedPrecision_CI95"] and selective["AURC"] == 0.0
+    assert (proj / "reports/plots/risk_coverage.png").stat().st_size > 0
+    assert "page_scorer/oracle_page" in (proj / "reports/plots/risk_coverage.csv").read_text()
+    # a figure the structured path cannot verify is withheld, with the reason
+    withheld = [r for r in recs.values() if r["path"] == "withheld"]
+    assert all(r["abstained"] and r["value"] is None and "llm_figures" in r["reason"]
+               for r in withheld)
 
 
 def test_fingap_ask_on_the_built_indexes(project):
@@ -301,6 +312,12 @@ def test_mlflow_run_logged(project):
     children = mlflow.search_runs(experiment_names=["fingap"],
                                   filter_string=f"tags.mlflow.parentRunId = '{run_id}'")
     assert len(children) == len(params_methods(proj)) * 3  # every method x 3 conditions
+    # the selective-answer metrics of every answered run, and the risk-coverage plot
+    parent = mlflow.get_run(run_id)
+    assert {"answers.page_scorer.oracle_page.Coverage",
+            "answers.page_scorer.oracle_page.AURC"} <= set(parent.data.metrics)
+    artifacts = {a.path for a in mlflow.MlflowClient().list_artifacts(run_id)}
+    assert {"answers.md", "risk_coverage.png"} <= artifacts
 
 
 def _reran(log: str) -> set[str]:

@@ -190,3 +190,38 @@ def test_shape_and_plausibility():
     parts = [{"value": 1.0}, {"value": 2.0}]
     assert plausibility_reason(pq, share, 150.0, parts) and \
         plausibility_reason(pq, share, 50.0, parts) is None
+
+
+def test_an_answer_from_another_companys_filing_is_caught(gate):
+    from fingap.answers.meaning import companies_named
+
+    docs = {"ADOBE_2017_10K", "WALMART_2018_10K", "JOHNSON_JOHNSON_2022_10K", "3M_2018_10K"}
+    assert companies_named("What is Adobe's FY2017 operating cash flow ratio?", docs) == {"adobe"}
+    assert companies_named("Johnson & Johnson's sales?", docs) == {"johnsonjohnson"}
+    assert companies_named("What was $23m of capex?", docs) == set()  # no "3m" in "23m"
+    q = "What is ACME's FY2022 current ratio? Round to two decimal places."
+    pq = parse_question(q)
+    inputs = [_input("total_current_assets__fy2022", "total_current_assets",
+                     "Total current assets", 14000.0, 2),
+              _input("total_current_liabilities__fy2022", "total_current_liabilities",
+                     "Total current liabilities", 7000.0, 2)]
+    assert gate.check(q, pq, inputs, 2.0, 2.0).passed
+    other = q.replace("ACME", "Globex")
+    gate._corpus_docs = [DOC, "GLOBEX_2022_10K"]
+    g = gate.check(other, parse_question(other), inputs, 2.0, 2.0)
+    assert any("the question asks about globex" in r for r in g.reasons), g.reasons
+
+
+def test_the_variant_of_a_line_item_the_question_asks_for():
+    from fingap.answers.meaning import qualifiers_asked, qualifiers_of
+
+    assert qualifiers_asked("What was ACME's FY2022 net income?") == {"parent"}
+    assert qualifiers_asked("net income including noncontrolling interests") == set()
+    # continuing plus discontinued operations is the total
+    assert qualifiers_asked("operating cash flow (continuing plus discontinued operations)") == \
+        {"parent"}
+    assert qualifiers_asked("net income from continuing operations") == {"parent", "continuing"}
+    assert qualifiers_of("Net income attributable to ACME Corp.") == {"parent"}
+    assert qualifiers_of("Net income attributable to noncontrolling interests") == set()
+    assert qualifiers_of("Net cash provided by operating activities from continuing "
+                         "operations") == {"continuing"}

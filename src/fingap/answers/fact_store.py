@@ -97,6 +97,10 @@ class FactStore:
             " ORDER BY id"
         return [dict(r) for r in self.con.execute(sql, args)]
 
+    def docs(self) -> list[str]:
+        """The documents that have facts, sorted."""
+        return [r[0] for r in self.con.execute("SELECT DISTINCT doc FROM facts ORDER BY doc")]
+
     def iter_all(self) -> Iterator[dict]:
         for r in self.con.execute("SELECT * FROM facts ORDER BY id"):
             yield dict(r)

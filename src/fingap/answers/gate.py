@@ -112,6 +112,7 @@ _DURATIONS = [
 ]
 _MONTH = re.compile(r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?", re.I)
 TITLE_LINES = 15            # a page's title block, read for a duration stated once for all columns
+PAGE_HEAD_LINES = 10        # a page's first lines, read for its statement title
 
 
 def duration_of(text: str, shortest_first: bool = False) -> str | None:
@@ -208,8 +209,9 @@ _TITLE_START = re.compile(r"\s*(?:[A-Z][\w.,&'-]*\s+){0,6}?(?:condensed\s+|conso
 
 def _statement_above(items: list[str], text: str) -> str:
     """The statement whose title stands nearest above a row (two statements can share a
-    page); the page head's statement when no title line is found."""
-    for it in reversed(items):
+    page), else one titled in the page's first lines; "table" when no title names one (a
+    note that mentions "the balance sheet" in its prose is no balance sheet)."""
+    for it in [*reversed(items), *_items(text)[:PAGE_HEAD_LINES]]:
         # a title line: short, and naming the statement at its start ("Consolidated
         # Statements of Cash Flows (continued)"), not a sentence that mentions one nor a
         # section of a summary table ("Balance sheet data:")
@@ -217,7 +219,7 @@ def _statement_above(items: list[str], text: str) -> str:
             kind = statement_kind(it)
             if kind not in ("table", "segment"):
                 return kind
-    return statement_kind(text)
+    return "table"
 
 
 def _header_group(items: list[str]) -> tuple[int, list[int]]:

@@ -90,6 +90,35 @@ _SHAPE_RATIO = re.compile(r"\bratio\b|\bturnover\b|\bhow\s+many\s+times\b|\bper\
 _SHAPE_DAYS = re.compile(r"\bdays?\b", re.I)
 _SHAPE_AMOUNT = re.compile(r"\b(?:in|into)\s+(?:usd|us\$|\$|dollars)?\s*(?:millions?|billions?|"
                            r"thousands?)\b|\$\s*(?:mn|bn|m|b|k)\b", re.I)
+# qualifiers that split one line item into variants printed side by side; a company's own
+# figure is the one attributable to its shareholders unless the question includes the
+# noncontrolling interests
+_QUALIFIERS = {
+    "parent": re.compile(r"attributable\s+to\s+(?!.*(?:non-?\s?controlling|minority|"
+                         r"redeemable))", re.I),
+    "continuing": re.compile(r"\bcontinuing\s+operations\b", re.I),
+    "discontinued": re.compile(r"\bdiscontinued\s+operations\b", re.I),
+}
+_INCLUDING_NCI = re.compile(r"\bincluding\s+(?:the\s+)?(?:non-?\s?controlling|minority)", re.I)
+
+
+def qualifiers_asked(question: str) -> set[str]:
+    """The variant of a line item the question asks: its own shareholders' share by default;
+    a question naming both continuing and discontinued operations asks for their total."""
+    asked = {"parent"} if not _INCLUDING_NCI.search(question) else set()
+    cont = re.search(r"\bcontinuing\b", question, re.I)
+    disc = re.search(r"\bdiscontinued\b", question, re.I)
+    if cont and not disc:
+        asked.add("continuing")
+    if disc and not cont:
+        asked.add("discontinued")
+    return asked
+
+
+def qualifiers_of(label: str) -> set[str]:
+    return {name for name, pattern in _QUALIFIERS.items() if pattern.search(label)}
+
+
 _RESIDUAL = re.compile(r"\b(?:other|all\s+other|miscellaneous|remaining)\b", re.I)
 _SHARE = re.compile(r"\bshare\b|\bfraction\b|\bproportion\b|\bportion\b|\bas\s+an?\s+%|"
                     r"\bpercentage\s+of\b|%\s+of\b", re.I)
@@ -144,14 +173,26 @@ def company_key(doc: str) -> str:
     return "".join(ch for ch in re.split(r"_(?:19|20)\d\d", doc)[0].lower() if ch.isalnum())
 
 
+def companies_named(question: str, docs: set[str]) -> set[str]:
+    """The companies of ``docs`` (as ``company_key``) that the question names."""
+    words = normalise_phrase(question).split()
+    out = set()
+    for doc in docs:
+        if company_positions(words, {doc}):
+            out.add(company_key(doc))
+    return out
+
+
 def company_positions(words: list[str], docs: set[str]) -> set[int]:
     """Positions of the runs of words that spell a document's company, possessive or not
-    ("american water works", "adobes")."""
+    ("american water works", "adobes", "johnson and johnson")."""
     keys = {k for k in (company_key(d) for d in docs) if len(k) >= 2}
     out: set[int] = set()
     for i in range(len(words)):
         joined = ""
         for j in range(i, min(i + 6, len(words))):
+            if j > i and words[j] in ("and", "the"):   # "Johnson & Johnson"
+                continue
             joined += words[j]
             if joined in keys or (joined.endswith("s") and joined[:-1] in keys):
                 out.update(range(i, j + 1))
@@ -267,6 +308,14 @@ class MeaningGate:
         self.store, self.page_texts, self.vocab = store, page_texts, vocab
         self.params = params or GateParams()
         self.matcher = LabelMatcher(self.params.matcher)
+        self._corpus_docs: list[str] | None = None
+
+    @property
+    def corpus_docs(self) -> list[str]:
+        """Every document of the fact store: whose companies a question may name."""
+        if self._corpus_docs is None:
+            self._corpus_docs = self.store.docs()
+        return self._corpus_docs
 
     def phrases(self, concept: str, pq: ParsedQuestion) -> list[str]:
         """The operand's phrases: the question's own words for it, and for a concept of the
@@ -303,6 +352,22 @@ class MeaningGate:
         lead = float(scores[1:].max() - scores[0]) if len(scores) > 1 else -1.0
         return float(scores[0]), lead
 
+    def closer_variant(self, question: str, inp: dict) -> str | None:
+        """Another row of the same line item on the page (the vocabulary reads it as the cited
+        row's concept) whose qualifiers ("attributable to ...", "from continuing operations")
+        fit the question better than the cited row's, or None."""
+        page = self.store.query(doc=inp["doc"], pages=[(inp["doc"], inp["page"])])
+        cited = normalise_label(inp["label"])
+        own = {f["concept"] for f in page if f["label_norm"] == cited and f["concept"]}
+        asked = qualifiers_asked(question)
+        distance = len(qualifiers_of(inp["label"]) ^ asked)
+        for f in page:
+            if f["concept"] in own and f["label_norm"] != cited and \
+                    f["year"] == inp["year"] and f["value"] != inp["value"] and \
+                    len(qualifiers_of(f["label"]) ^ asked) < distance:
+                return f["label"]
+        return None
+
     def check_llm(self, answer: str, question: str, pages: Sequence[tuple[str, int]]
                   ) -> GateResult:
         return _llm_check(self, answer, question, pages)
@@ -329,6 +394,10 @@ class MeaningGate:
                 # residual line is never the line item a question names without "other"
                 checks.reasons.append(f"{inp['name']}: {inp['label']!r} is a residual line "
                                       "(other ...), which the question does not ask for")
+            variant = self.closer_variant(question, inp)
+            if variant:
+                checks.reasons.append(f"{inp['name']}: the page prints {variant!r}, the variant "
+                                      "of this line item the question asks for")
             text = self.page_texts.get((inp["doc"], inp["page"]), "")
             rows = row_hits(text, inp["label"], inp["value"], bool(inp.get("magnitude")))
             columns = [(row.columns[k], row.statement) for row in rows for k in row.hits
@@ -352,6 +421,11 @@ class MeaningGate:
             if None not in found:
                 checks.reasons.append(f"{inp['name']}: {found[0]}")
         docs = {inp["doc"] for inp in inputs}
+        named = companies_named(question, set(self.corpus_docs))
+        for doc in sorted(docs):
+            if named and company_key(doc) not in named:
+                checks.reasons.append(f"the inputs come from {doc}, the question asks about "
+                                      f"{'/'.join(sorted(named))}")
         left = unexplained_words(question, pq, self.vocab, docs)
         if left:
             checks.reasons.append("the parse does not account for: " + " ".join(left))

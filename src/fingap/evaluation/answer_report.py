@@ -9,6 +9,11 @@ Column meanings (conventions in fingap.evaluation.strict_accuracy and fingap.ste
 - Citations: share of the numbers answers claim (structured inputs, LLM numbers) that the cited
   pages really print, counted before the gate withholds or falls back;
 - LLM only: StrictAcc of the LLM's own answer for the same run (its first new number).
+
+Selective answers (fingap.evaluation.selective), over a run's metrics-generated questions or a
+whole own set: Coverage = a number given; Reliability = right among those given; Verified
+right = right among the answers marked verified, with its Wilson 95% interval; AURC = the area
+under the risk-coverage curve of the answers ordered by their confidence (lower is better).
 """
 
 from __future__ import annotations
@@ -50,13 +55,27 @@ def render_answers_report(report: dict) -> str:
                 f"{_f(m['Coverage_metrics_generated'])} | {_f(m['Reliability'])} | "
                 f"{_f(m['Verified'])} | {_f(m.get('CitationAccuracy'))} | "
                 f"{_f(m['Abstained'])} |")
-    own = [(name, report[name]["oracle_page"]) for name in report.get("own_sets", [])]
-    if own:
-        lines += ["", "## The project's own questions (Oracle-Page)", "",
-                  "| set | n | StrictAcc | Coverage | Reliability |", "|---|---|---|---|---|"]
-        for name, m in own:
-            lines.append(f"| {name} | {m['n']} | {_f(m['StrictAcc'])} | {_f(m['Coverage'])} | "
-                         f"{_f(m['Reliability'])} |")
+    lines += ["", "## Selective answers: what a user can trust", "",
+              f"Gate: `answer.gate: {report.get('params', {}).get('gate')}`; a figure the gate "
+              "cannot verify is withheld. Runs: their metrics-generated questions; own sets: "
+              "Oracle-Page (their gold pages). Risk-coverage curves: "
+              "`reports/plots/risk_coverage.png`.", "",
+              "| run or set | n | Coverage | Reliability | StrictAcc | Verified right | "
+              "Verified wrong | AURC |", "|---|---|---|---|---|---|---|---|"]
+    rows = [(RUN_LABELS.get((method, cond), f"{method} ({cond})"), m.get("selective"))
+            for method, conds in report["runs"].items() for cond, m in conds.items()]
+    rows += [(f"{name} (own set)", report[name]["oracle_page"])
+             for name in report.get("own_sets", [])]
+    for label, m in rows:
+        if not m:
+            continue
+        ci = m.get("VerifiedPrecision_CI95")
+        right = "-" if m.get("VerifiedPrecision") is None else (
+            f"{m['verified_correct']}/{m['verified']} = {m['VerifiedPrecision']:.3f} "
+            f"[{ci[0]:.3f}, {ci[1]:.3f}]")
+        lines.append(f"| {label} | {m['n']} | {_f(m['Coverage'])} | {_f(m['Reliability'])} | "
+                     f"{_f(m['StrictAcc'])} | {right} | {m.get('verified_wrong', '-')} | "
+                     f"{_f(m.get('AURC'))} |")
     for key, title in (("question_type", "question type"), ("doc_type", "document type")):
         lines += ["", f"## By {title} (StrictAcc on gradable questions / Coverage)", ""]
         runs = [(m, c) for m, conds in report["breakdown"].items() for c in conds]

@@ -23,8 +23,12 @@ Metrics:
 
 from __future__ import annotations
 
+import csv
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from ..core.io import atomic_path
 
 
 def wilson_interval(successes: int, n: int, z: float = 1.959964) -> tuple[float, float] | None:
@@ -75,3 +79,42 @@ def selective_metrics(rows: Sequence[dict]) -> dict:
         "VerifiedPrecision_CI95": wilson_interval(v_right, len(verified)),
         "AURC": aurc(points), "curve": points,
     }
+
+
+def write_curves_csv(path: Path, curves: Mapping[str, Sequence[dict]]) -> None:
+    """One row per point: the curve's name (set or run), coverage, risk, confidence (what
+    ``dvc plots`` draws)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_path(path) as tmp, open(tmp, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["curve", "coverage", "risk", "confidence"])
+        for name, points in curves.items():
+            for p in points:
+                w.writerow([name, p["coverage"], p["risk"], p["confidence"]])
+
+
+def plot_risk_coverage(path: Path, curves: Mapping[str, Sequence[dict]]) -> None:
+    """Risk (wrong share of the answers given) against coverage, one line per curve, each
+    ending where the system stops answering; its AURC in the legend."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for name, points in curves.items():
+        if points:
+            ax.step([p["coverage"] for p in points], [p["risk"] for p in points], where="post",
+                    label=f"{name} (AURC {aurc(points):.3f})")
+    ax.set_xlabel("coverage (share of questions answered)")
+    ax.set_ylabel("risk (share of the answers given that are wrong)")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="upper left")
+    ax.set_title("Risk-coverage: answers ordered by confidence")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, format="png", dpi=110)
+    plt.close(fig)

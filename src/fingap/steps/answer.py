@@ -28,6 +28,7 @@ from ..core.io import JsonlError, iter_jsonl, read_jsonl, write_json, write_json
 from ..core.params import ParamError, check_numeric_domains, require_choice, require_int
 from ..evaluation.answer_report import render_answers_report
 from ..evaluation.scoring import METRICS_GENERATED
+from ..evaluation.selective import plot_risk_coverage, selective_metrics, write_curves_csv
 from ..evaluation.stats import paired_bootstrap
 from ..evaluation.strict_accuracy import single_number_gold, strict_match
 from ..ingestion.corpus import STATUS_EVALUATED, Question
@@ -37,10 +38,9 @@ from ..ingestion.numbers import SCALES
 log = logging.getLogger("fingap")
 # the project's own question sets (annotations/NAME_questions.jsonl), reported apart: the
 # held-out set first; the development sets the rules were tuned on after it
-OWN_SETS = ("heldout", "dev", "dev2", "dev3", "dev4")
-# the trust sets (annotations/draw_trust_pairs.py): no question copies a printed label; the
-# paraphrase set is the 45 public questions reworded, the fresh set new pairs
-TRUST_SETS = ("paraphrase", "fresh")
+# the trust sets (annotations/draw_trust_pairs.py) first: no question copies a printed label;
+# the paraphrase set is the 45 public questions reworded, the fresh sets new pairs
+OWN_SETS = ("paraphrase", "fresh", "fresh2", "heldout", "dev", "dev2", "dev3", "dev4")
 
 
 def validate_answer(params: dict, generate_params: dict) -> dict:
@@ -108,7 +108,8 @@ def score_answers(records: list[dict], questions: dict[str, Question],
         rows.append({
             "question_id": q.id, "question_type": q.question_type, "doc_type": q.doc_type,
             "path": rec["path"], "verified": rec["verified"], "abstained": rec["abstained"],
-            "correct": correct, "single_number": single_number_gold(q.answer),
+            "correct": correct, "answered": rec["value"] is not None and not rec["abstained"],
+            "confidence": rec.get("confidence", 0.0), "single_number": single_number_gold(q.answer),
             "claimed": rec["gate"].get("n_claimed", 0), "traced": rec["gate"].get("n_traced", 0),
             "numeric_recall": numeric_recall(annotated.get(q.id, []), pages.get(q.id, []),
                                              texts)})
@@ -222,6 +223,7 @@ def run_answer(params: dict, generate_params: dict, questions_path: Path, pages_
                              "; run `dvc repro evaluate` first")
         inputs_by_run[(method, cond)] = path
     t_all = time.perf_counter()
+    curves: dict[str, list[dict]] = {}
     texts = read_page_texts(pages_path)
     annotated = load_annotations(annotations_path)
     vocab = Vocabulary.load()
@@ -246,6 +248,8 @@ def run_answer(params: dict, generate_params: dict, questions_path: Path, pages_
             write_jsonl(out_dir / f"{method}__{cond}.jsonl", records)
             rows = score_answers(records, questions, annotated, pages, texts)
             agg = aggregate_answer_scores(rows)
+            mg = [r for r in rows if r["question_type"] == METRICS_GENERATED]
+            agg["selective"], curves[f"{method}/{cond}"] = _selective(mg)
             report["runs"].setdefault(method, {})[cond] = agg
             report["breakdown"].setdefault(method, {})[cond] = breakdowns(rows)
             llm = llm_only_rows(per_q, questions)
@@ -263,17 +267,30 @@ def run_answer(params: dict, generate_params: dict, questions_path: Path, pages_
         report["own_sets"] = [name for name, path in own_sets.items() if path.exists()]
         for name in report["own_sets"]:
             report[name] = answer_heldout(agent, own_sets[name], texts, out_dir, name)
+            curves[f"{name}/oracle_page"] = report[name]["oracle_page"].pop("curve")
     # wall time stays out of the report (same input, same output): benchmarks/bench_answers.py
     log.info("answer: %d runs in %.1fs", len(inputs_by_run), time.perf_counter() - t_all)
     write_json(report_path, report)
     write_text(report_path.with_suffix(".md"), render_answers_report(report))
+    plots = report_path.parent / "plots"
+    write_curves_csv(plots / "risk_coverage.csv", curves)
+    plot_risk_coverage(plots / "risk_coverage.png", curves)
     return report
+
+
+def _selective(rows: list[dict]) -> tuple[dict, list[dict]]:
+    """Selective metrics of scored rows (without the curve) and the curve apart."""
+    m = selective_metrics([{"question_id": r["question_id"], "answered": r["answered"],
+                            "correct": r["correct"], "verified": r["verified"],
+                            "confidence": r["confidence"]} for r in rows])
+    return {k: v for k, v in m.items() if k != "curve"}, m["curve"]
 
 
 def answer_heldout(agent: Agent, path: Path, texts: dict, out_dir: Path,
                    name: str = "heldout") -> dict:
     """A set of the project's own questions under Oracle-Page (their gold pages), scored like
-    the others."""
+    the others: StrictAcc over the set, Coverage (a number given), Reliability (right among
+    those given) and the selective metrics (fingap.evaluation.selective) with the curve."""
     rows = load_question_file(path)
     records, scores = [], []
     for r in rows:
@@ -281,15 +298,16 @@ def answer_heldout(agent: Agent, path: Path, texts: dict, out_dir: Path,
                                        doc_hint=r.get("doc_name"),
                                        doc_type=doc_type_of(r.get("doc_name"))))
         records.append(rec)
-        correct = record_value_matches(rec, r["answer"]) and not rec["abstained"]
-        scores.append({"correct": correct, "path": rec["path"]})
+        answered = rec["value"] is not None and not rec["abstained"]
+        scores.append({"question_id": rec["question_id"], "answered": answered,
+                       "correct": answered and record_value_matches(rec, r["answer"]),
+                       "verified": rec["verified"], "confidence": rec.get("confidence", 0.0)})
     write_jsonl(out_dir / f"{name}__oracle_page.jsonl", records)
-    structured = [s for s in scores if s["path"] == "structured"]
-    return {"oracle_page": {
-        "StrictAcc": _mean([float(s["correct"]) for s in scores]),
-        "Coverage": _mean([float(s["path"] == "structured") for s in scores]),
-        "Reliability": _mean([float(s["correct"]) for s in structured]),
-        "n": len(scores)}}
+    m = selective_metrics(scores)
+    return {"oracle_page": {"StrictAcc": m["StrictAcc"], "Coverage": m["Coverage"],
+                            "Reliability": m["Reliability"], "n": m["n"],
+                            **{k: v for k, v in m.items()
+                               if k not in ("StrictAcc", "Coverage", "Reliability", "n")}}}
 
 
 def _with_scale(rec: AnswerRecord) -> dict:

@@ -77,9 +77,27 @@ def dataset_digest(manifest: dict) -> str:
     return h.hexdigest()
 
 
+SELECTIVE_KEYS = ("StrictAcc", "Coverage", "Reliability", "VerifiedPrecision", "verified",
+                  "verified_wrong", "AURC")
+
+
+def answer_metrics(answers: dict) -> dict[str, float]:
+    """The selective-answer metrics of answers.json, flat: ``answers.<run or set>.<metric>``
+    for every answered run (its metrics-generated questions) and own question set."""
+    out: dict[str, float] = {}
+    groups = [(f"{m}.{c}", row.get("selective") or {})
+              for m, conds in answers.get("runs", {}).items() for c, row in conds.items()]
+    groups += [(name, answers[name]["oracle_page"]) for name in answers.get("own_sets", [])]
+    for name, row in groups:
+        for k in SELECTIVE_KEYS:
+            if row.get(k) is not None:
+                out[f"answers.{name}.{metric_key(k)}"] = float(row[k])
+    return out
+
+
 def log_pipeline(root: Path, experiment: str, params: dict, metrics: dict, manifest: dict,
                  per_question_dir: Path, report_files: list[Path],
-                 extra_tags: dict[str, str] | None = None) -> str:
+                 extra_tags: dict[str, str] | None = None, answers: dict | None = None) -> str:
     """Log one pipeline execution; returns the parent run id."""
     import mlflow
 
@@ -98,6 +116,8 @@ def log_pipeline(root: Path, experiment: str, params: dict, metrics: dict, manif
         for path in report_files:
             if path.exists():
                 mlflow.log_artifact(str(path))
+        if answers:
+            mlflow.log_metrics(answer_metrics(answers))
         for method in methods:
             for cond, row in metrics[method].items():
                 values = {metric_key(k): float(v) for k, v in row.items() if v is not None}
@@ -119,7 +139,8 @@ TRAINING_REPORTS = ("page_scorer_training", "page_scorer_hn_training",
 # the reports logged as the parent run's artifacts (those that exist)
 PIPELINE_REPORTS = ("metrics.json", "breakdown.json", "retrieval.md", "gap.md", "gap.json",
                     "plots/by_question_type.png", "hyde.json", "generation.json",
-                    "best_selection.json", "page_scorer_hn.md")
+                    "best_selection.json", "page_scorer_hn.md", "answers.json", "answers.md",
+                    "plots/risk_coverage.png")
 
 
 def run_track(root: Path, experiment: str, params: dict, reports: Path, manifest_path: Path,
@@ -133,9 +154,11 @@ def run_track(root: Path, experiment: str, params: dict, reports: Path, manifest
         training = reports / f"{name}.json"
         if training.exists():
             tags[f"{name}_run_id"] = read_json(training).get("mlflow_run_id", "")
+    answers = reports / "answers.json"
     run_id = log_pipeline(root, experiment, params, read_json(reports / "metrics.json"),
                           read_json(manifest_path), reports / "per_question",
-                          [reports / name for name in PIPELINE_REPORTS], extra_tags=tags)
+                          [reports / name for name in PIPELINE_REPORTS], extra_tags=tags,
+                          answers=read_json(answers) if answers.exists() else None)
     write_json(out_path, {"parent_run_id": run_id})
     return run_id
 
