@@ -22,7 +22,7 @@ from pathlib import Path
 
 from fingap.core.io import read_jsonl, write_json
 from fingap.evaluation.selective import selective_metrics
-from fingap.steps.answer import record_value_matches
+from fingap.steps.answer import candidate_scores, record_value_matches
 from fingap.steps.ask import ask_file
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,7 +37,8 @@ def score(records: list[dict], questions: dict[str, dict]) -> list[dict]:
             "question_id": rec["question_id"], "path": rec["path"], "answered": answered,
             "correct": answered and record_value_matches(rec, q["answer"]),
             "verified": bool(rec["verified"]) and answered,
-            "confidence": rec.get("confidence", 1.0 if rec["verified"] else 0.0)})
+            "confidence": rec.get("confidence", 1.0 if rec["verified"] else 0.0),
+            **candidate_scores(rec, q["answer"])})
     return rows
 
 

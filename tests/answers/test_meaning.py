@@ -225,3 +225,51 @@ def test_the_variant_of_a_line_item_the_question_asks_for():
     assert qualifiers_of("Net income attributable to noncontrolling interests") == set()
     assert qualifiers_of("Net cash provided by operating activities from continuing "
                          "operations") == {"continuing"}
+
+
+def test_the_latest_column_ends_where_the_question_dates_its_period():
+    from fingap.answers.gate import ColumnHeader
+    from fingap.answers.meaning import period_end_reason
+
+    q = "ACME, first half of fiscal 2024 (six months ended July 29, 2023): capex as a % of sales?"
+    assert period_end_reason(q, [ColumnHeader(2023, "6M", "Jul")]) is None
+    # the same half a year earlier, printed beside it: another period
+    assert "ends in Jul 2022" in period_end_reason(q, [ColumnHeader(2022, "6M", "Jul")])
+    # a 52/53-week year ending at a month's turn, and a column headed by its fiscal year
+    q2 = "What were ACME's total current assets at the end of fiscal 2022 (January 1, 2023)?"
+    assert period_end_reason(q2, [ColumnHeader(2022, None, "Dec")]) is None
+    assert period_end_reason(q2, [ColumnHeader(2022, None, None)]) is None
+    assert period_end_reason("What was ACME's FY2022 revenue?", [ColumnHeader(2021)]) is None
+
+
+def test_a_row_of_a_non_gaap_reconciliation_is_not_a_statement_figure(tmp_path):
+    doc = "ACME_2022Q4_EARNINGS"
+    pdf = tmp_path / f"{doc}.pdf"
+    d = pymupdf.open()
+    page = d.new_page()
+    page.insert_text((50, 60), "RECONCILIATIONS OF NET REVENUES TO ADJUSTED NET REVENUES",
+                     fontsize=9)
+    page.insert_text((50, 72), "Years Ended December 31", fontsize=9)
+    page.insert_text((420, 84), "2022", fontsize=9)
+    page.insert_text((480, 84), "2021", fontsize=9)
+    page.insert_text((50, 96), "(Millions)", fontsize=9)
+    page.insert_text((50, 112), "Net revenues", fontsize=9)
+    for x, cell in ((440, "5,000"), (500, "4,000")):
+        page.insert_text((x - pymupdf.get_text_length(cell, fontsize=9), 112), cell, fontsize=9)
+    d.save(str(pdf))
+    d.close()
+    with pymupdf.open(pdf) as opened:
+        texts = {(doc, 0): opened[0].get_text()}
+    facts, _, _ = doc_facts(pdf, doc, {0: texts[(doc, 0)]})
+    write_store(tmp_path / "facts.sqlite", facts, Vocabulary.load())
+    with FactStore(tmp_path / "facts.sqlite") as store:
+        gate = MeaningGate(store, texts, Vocabulary.load(), GateParams("minilm", 0.7, 0.1))
+        q = "What were ACME's FY2022 net revenues? USD millions."
+        inp = _input("revenue__fy2022", "revenue", "Net revenues", 5000.0, 0, statement="table",
+                     doc=doc)
+        pq = parse_question(q)
+        g = gate.check(q, pq, [inp], 5000.0, 5000.0)
+        assert any("reconciles adjusted" in r for r in g.reasons), g.reasons
+        adjusted = "What were ACME's FY2022 adjusted net revenues? USD millions."
+        g = gate.check(adjusted, pq, [inp], 5000.0, 5000.0)
+        assert not any("reconciles adjusted" in r for r in g.reasons)

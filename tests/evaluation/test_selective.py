@@ -32,3 +32,14 @@ def test_selective_metrics_counts_verified_precision():
     assert m["VerifiedPrecision"] == 0.5
     # a confident wrong answer ranks first: the first prefix has risk 0 only if it is right
     assert m["curve"][0]["risk"] == 0.0 and m["curve"][1]["risk"] == 0.5
+
+
+def test_the_curve_ranks_withheld_candidates_after_the_given_answers():
+    rows = [_row("a", True, True, True, 0.9),
+            # withheld by the gate (confidence 0), but its structured path had a number
+            _row("b", False, False, False, 0.0) | {"candidate": True, "candidate_correct": False},
+            _row("c", False, False, False, 0.0) | {"candidate": False, "candidate_correct": False}]
+    m = selective_metrics(rows)
+    assert m["Coverage"] == 0.3333 and m["Reliability"] == 1.0
+    assert [(p["coverage"], p["risk"]) for p in m["curve"]] == [(0.3333, 0.0), (0.6667, 0.5)]
+    assert m["AURC"] == 0.25

@@ -80,7 +80,7 @@ def value_on_page(value: float, text: str, magnitude: bool = False) -> bool:
     return False
 
 
-def _items(text: str) -> list[str]:
+def page_items(text: str) -> list[str]:
     """Text lines with currency signs dropped ("5,777 $" -> "5,777")."""
     items = (" ".join(ln.replace("$", " ").split()) for ln in text.splitlines())
     return [it for it in items if it]
@@ -145,7 +145,7 @@ class RowHit:
 def row_hits(text: str, label: str, value: float, magnitude: bool = False) -> list[RowHit]:
     """Every row of the page text printed as ``label`` whose values include ``value``, with
     the header (year, duration, end month) of each of its columns, read in text order."""
-    items = _items(text)
+    items = page_items(text)
     target = normalise_label(label)
     if not target:
         return []
@@ -211,7 +211,7 @@ def _statement_above(items: list[str], text: str) -> str:
     """The statement whose title stands nearest above a row (two statements can share a
     page), else one titled in the page's first lines; "table" when no title names one (a
     note that mentions "the balance sheet" in its prose is no balance sheet)."""
-    for it in [*reversed(items), *_items(text)[:PAGE_HEAD_LINES]]:
+    for it in [*reversed(items), *page_items(text)[:PAGE_HEAD_LINES]]:
         # a title line: short, and naming the statement at its start ("Consolidated
         # Statements of Cash Flows (continued)"), not a sentence that mentions one nor a
         # section of a summary table ("Balance sheet data:")

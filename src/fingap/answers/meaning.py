@@ -42,7 +42,16 @@ from dataclasses import dataclass, field
 from .expression_checks import dimension_reason, weight_reason, years_reason
 from .fact_store import FactStore
 from .formulas import load_library
-from .gate import ColumnHeader, GateResult, duration_of, gate_structured, gate_text, row_hits
+from .gate import (
+    PAGE_HEAD_LINES,
+    ColumnHeader,
+    GateResult,
+    duration_of,
+    gate_structured,
+    gate_text,
+    page_items,
+    row_hits,
+)
 from .label_match import LabelMatcher
 from .labels import Vocabulary, normalise_label, normalise_phrase
 from .question import LABEL_PREFIX, ParsedQuestion, asked_phrase, definitions
@@ -117,6 +126,32 @@ def qualifiers_asked(question: str) -> set[str]:
 
 def qualifiers_of(label: str) -> set[str]:
     return {name for name, pattern in _QUALIFIERS.items() if pattern.search(label)}
+
+
+_DATED = re.compile(r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2},?\s+"
+                    r"((?:19|20)\d{2})\b", re.I)
+_NON_GAAP_PAGE = re.compile(r"\breconciliations?\b|\bnon-?\s?gaap\b", re.I)
+_ASKS_ADJUSTED = re.compile(r"(?<!un)adjusted|non-?\s?gaap|organic|pro\s+forma", re.I)
+
+
+def period_end_reason(question: str, columns: list[ColumnHeader]) -> str | None:
+    """Where the question dates its period ("six months ended July 29, 2023"), the latest column
+    read must end then (a neighbouring month's turn allowed for 52/53-week years): a fiscal
+    year's columns printed under the year before (a retailer's fiscal 2024 half ends in July
+    2023) cannot stand for it."""
+    dated = [(int(y), _MONTHS.index(m[:3].capitalize())) for m, y in _DATED.findall(question)]
+    if not dated or not columns:
+        return None
+    year, month = max(dated)
+    col = max(columns, key=lambda c: (c.year, _MONTHS.index(c.month) if c.month else 0))
+    if col.month:
+        if abs((col.year * 12 + _MONTHS.index(col.month)) - (year * 12 + month)) <= 1:
+            return None
+    elif col.year == year or (month == 0 and col.year == year - 1):
+        return None
+    end = f"{col.month + ' ' if col.month else ''}{col.year}"
+    return f"the latest column read ends in {end}, the question's period in " \
+        f"{_MONTHS[month]} {year}"
 
 
 _RESIDUAL = re.compile(r"\b(?:other|all\s+other|miscellaneous|remaining)\b", re.I)
@@ -378,6 +413,7 @@ class MeaningGate:
         checks = MeaningChecks()
         p = self.params
         duration = question_duration(question, pq)
+        read: list[ColumnHeader] = []
         for inp in inputs:
             concept = inp["concept"]
             score, lead = self.label_score(concept, pq, inp)
@@ -407,6 +443,10 @@ class MeaningGate:
                     checks.reasons.append(f"{inp['name']}: its column's header could not be "
                                           "read from the page text")
                 continue
+            head = " ".join(page_items(text)[:PAGE_HEAD_LINES])
+            if _NON_GAAP_PAGE.search(head) and not _ASKS_ADJUSTED.search(question):
+                checks.reasons.append(f"{inp['name']}: its page reconciles adjusted (non-GAAP) "
+                                      "measures, which the question does not ask for")
             found = []
             for column, statement in columns:
                 reason = period_reason(column, statement, _stock(concept, self.vocab, statement),
@@ -420,6 +460,11 @@ class MeaningGate:
                 found.append(reason)
             if None not in found:
                 checks.reasons.append(f"{inp['name']}: {found[0]}")
+            else:
+                read.append(columns[found.index(None)][0])
+        reason = period_end_reason(question, read)
+        if reason:
+            checks.reasons.append(reason)
         docs = {inp["doc"] for inp in inputs}
         named = companies_named(question, set(self.corpus_docs))
         for doc in sorted(docs):

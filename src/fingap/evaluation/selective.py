@@ -14,11 +14,13 @@ Metrics:
   StrictAcc = correct / n;
 - VerifiedPrecision = correct and verified / verified, with its Wilson 95% interval: the
   share of ``verified`` answers a user can trust;
-- the risk-coverage curve: answers sorted by confidence, highest first (ties broken by
-  question id, so the curve is deterministic); at each prefix of length m, coverage = m / n and
-  risk = wrong answers in the prefix / m. AURC is the mean risk over the prefixes m = 1..A
-  (A = answered), the usual discrete area under that curve; lower is better. An unanswered
-  question never enters the curve, so the curve ends at Coverage.
+- the risk-coverage curve ranks every *candidate* answer, the one given and the one the gate
+  withheld (``candidate``, ``candidate_correct``; the given answer where a row has none), by
+  its confidence, highest first (ties broken by question id, so the curve is deterministic); at
+  each prefix of length m, coverage = m / n and risk = wrong candidates in the prefix / m. So
+  the curve shows what a user would get at every confidence threshold, withheld answers (their
+  confidence is 0) included, and ends where the system has no candidate at all. AURC is the
+  mean risk over the prefixes, the usual discrete area under the curve; lower is better.
 """
 
 from __future__ import annotations
@@ -45,11 +47,11 @@ def wilson_interval(successes: int, n: int, z: float = 1.959964) -> tuple[float,
 def risk_coverage(rows: Sequence[dict]) -> list[dict]:
     """Points (coverage, risk, threshold) of the risk-coverage curve; see the module docstring."""
     n = len(rows)
-    answered = sorted((r for r in rows if r["answered"]),
-                      key=lambda r: (-float(r["confidence"]), str(r["question_id"])))
+    ranked = sorted((r for r in rows if r.get("candidate", r["answered"])),
+                    key=lambda r: (-float(r["confidence"]), str(r["question_id"])))
     points, wrong = [], 0
-    for m, r in enumerate(answered, 1):
-        wrong += not r["correct"]
+    for m, r in enumerate(ranked, 1):
+        wrong += not r.get("candidate_correct", r["correct"])
         points.append({"coverage": round(m / n, 4), "risk": round(wrong / m, 4),
                        "confidence": round(float(r["confidence"]), 4)})
     return points

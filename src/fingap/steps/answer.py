@@ -109,7 +109,8 @@ def score_answers(records: list[dict], questions: dict[str, Question],
             "question_id": q.id, "question_type": q.question_type, "doc_type": q.doc_type,
             "path": rec["path"], "verified": rec["verified"], "abstained": rec["abstained"],
             "correct": correct, "answered": rec["value"] is not None and not rec["abstained"],
-            "confidence": rec.get("confidence", 0.0), "single_number": single_number_gold(q.answer),
+            "confidence": rec.get("confidence", 0.0),
+            **candidate_scores(rec, q.answer), "single_number": single_number_gold(q.answer),
             "claimed": rec["gate"].get("n_claimed", 0), "traced": rec["gate"].get("n_traced", 0),
             "numeric_recall": numeric_recall(annotated.get(q.id, []), pages.get(q.id, []),
                                              texts)})
@@ -280,10 +281,26 @@ def run_answer(params: dict, generate_params: dict, questions_path: Path, pages_
 
 def _selective(rows: list[dict]) -> tuple[dict, list[dict]]:
     """Selective metrics of scored rows (without the curve) and the curve apart."""
-    m = selective_metrics([{"question_id": r["question_id"], "answered": r["answered"],
-                            "correct": r["correct"], "verified": r["verified"],
-                            "confidence": r["confidence"]} for r in rows])
+    keys = ("question_id", "answered", "correct", "verified", "confidence", "candidate",
+            "candidate_correct")
+    m = selective_metrics([{k: r[k] for k in keys} for r in rows])
     return {k: v for k, v in m.items() if k != "curve"}, m["curve"]
+
+
+def candidate_of(rec: dict) -> dict | None:
+    """The number an answer record gives, or, for a withheld one, the number its structured
+    path computed before the gate withheld it (value and scale), or None."""
+    if rec["value"] is not None and not rec["abstained"]:
+        return {"value": rec["value"], "scale": rec.get("scale")}
+    compute = [s for s in rec.get("steps", []) if s.get("step") == "compute" and "value" in s]
+    return {"value": compute[-1]["value"], "scale": compute[-1].get("scale")} if compute \
+        else None
+
+
+def candidate_scores(rec: dict, gold: str) -> dict:
+    cand = candidate_of(rec)
+    return {"candidate": cand is not None,
+            "candidate_correct": cand is not None and record_value_matches(cand, gold)}
 
 
 def answer_heldout(agent: Agent, path: Path, texts: dict, out_dir: Path,
@@ -301,7 +318,8 @@ def answer_heldout(agent: Agent, path: Path, texts: dict, out_dir: Path,
         answered = rec["value"] is not None and not rec["abstained"]
         scores.append({"question_id": rec["question_id"], "answered": answered,
                        "correct": answered and record_value_matches(rec, r["answer"]),
-                       "verified": rec["verified"], "confidence": rec.get("confidence", 0.0)})
+                       "verified": rec["verified"], "confidence": rec.get("confidence", 0.0),
+                       **candidate_scores(rec, r["answer"])})
     write_jsonl(out_dir / f"{name}__oracle_page.jsonl", records)
     m = selective_metrics(scores)
     return {"oracle_page": {"StrictAcc": m["StrictAcc"], "Coverage": m["Coverage"],
