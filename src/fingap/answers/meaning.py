@@ -162,7 +162,7 @@ _SHARE = re.compile(r"\bshare\b|\bfraction\b|\bproportion\b|\bportion\b|\bas\s+a
 @dataclass
 class GateParams:
     matcher: str = "minilm"
-    label_threshold: float = 0.5
+    label_threshold: float = 0.7
     label_margin: float = 0.1
 
 
