@@ -157,22 +157,30 @@ def check(q: dict, pages: PageCache) -> list[str]:
     return errors
 
 
-def main(argv: list[str]) -> int:
-    path = Path(argv[1]) if len(argv) > 1 else DEFAULT_QUESTIONS
+def verify_files(paths: list[Path], check_one=None) -> int:
+    """Print OK / FAIL per question of every file; the number that fail. ``check_one`` (q,
+    pages) -> errors defaults to ``check``."""
+    check_one = check_one or check
     pages = PageCache(corpus_dir())
-    questions = [
-        json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
-    ]
-    n_fail = 0
-    for q in questions:
-        errors = check(q, pages)
-        if errors:
-            n_fail += 1
-            print(f"FAIL {q['financebench_id']} {q['doc_name']}: " + "; ".join(errors))
-        else:
-            print(f"OK   {q['financebench_id']} {q['doc_name']}: {q['answer']}")
-    print(f"{len(questions) - n_fail}/{len(questions)} OK")
-    return 1 if n_fail else 0
+    n_fail = n = 0
+    for path in paths:
+        for line in Path(path).read_text(encoding="utf-8").splitlines():
+            if not line.strip():
+                continue
+            q = json.loads(line)
+            n += 1
+            errors = check_one(q, pages)
+            if errors:
+                n_fail += 1
+                print(f"FAIL {q['financebench_id']} {q['doc_name']}: " + "; ".join(errors))
+            else:
+                print(f"OK   {q['financebench_id']} {q['doc_name']}: {q['answer']}")
+    print(f"{n - n_fail}/{n} OK")
+    return n_fail
+
+
+def main(argv: list[str]) -> int:
+    return 1 if verify_files([Path(argv[1]) if len(argv) > 1 else DEFAULT_QUESTIONS]) else 0
 
 
 if __name__ == "__main__":

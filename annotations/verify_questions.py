@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import ast
 import importlib.util
-import json
 import operator
 import re
 import sys
@@ -123,22 +122,7 @@ def main(argv: list[str]) -> int:
     if len(argv) < 2:
         print(__doc__)
         return 2
-    pages = base.PageCache(base.corpus_dir())
-    n_fail = n = 0
-    for path in argv[1:]:
-        for line in Path(path).read_text(encoding="utf-8").splitlines():
-            if not line.strip():
-                continue
-            q = json.loads(line)
-            n += 1
-            errors = check(q, pages)
-            if errors:
-                n_fail += 1
-                print(f"FAIL {q['financebench_id']} {q['doc_name']}: " + "; ".join(errors))
-            else:
-                print(f"OK   {q['financebench_id']} {q['doc_name']}: {q['answer']}")
-    print(f"{n - n_fail}/{n} OK")
-    return 1 if n_fail else 0
+    return 1 if base.verify_files([Path(p) for p in argv[1:]], check) else 0
 
 
 if __name__ == "__main__":

@@ -227,6 +227,24 @@ def test_fingap_ask_on_the_built_indexes(project):
     assert "ACME_2022_10K  page 4" in out
 
 
+def test_routed_methods_serve_new_questions(project):
+    proj, env, _ = project
+    # the untrained routed row, for a question the pipeline never saw: routed at ask time
+    out = _run(["fingap", "ask", "How much did ACME spend on capital expenditure in FY2022, "
+                "in USD millions?", "--method", "page_scorer_untrained_routed"], proj, env)
+    assert "retrieval: page_scorer_untrained_routed" in out and \
+        "routed to ACME_2022_10K" in out, out
+    out = _run(["fingap", "search", "ACME capital expenditure FY2022", "--method",
+                "page_scorer_hn_page_order_routed_hedged", "-k", "2"], proj, env)
+    assert "routed to " in out and "1. " in out
+    # fingap best, asked again for every evaluated question (its own fold, no document): the
+    # same top-5 chunks as its run in data/runs
+    script = ("import json; from fingap.steps.adhoc import replay_evaluated; "
+              "print(json.dumps(replay_evaluated('fingap_best')))")
+    replay = json.loads(_run([sys.executable, "-c", script], proj, env).strip().splitlines()[-1])
+    assert replay["n"] == 4 and replay["same_topk"] == replay["n"], replay
+
+
 def params_methods(proj: Path) -> list[str]:
     return yaml.safe_load((proj / "params.yaml").read_text())["evaluate"]["methods"]
 

@@ -203,8 +203,9 @@ def search(
     run, prov = AdHocRetriever(method).search([AdHocQuestion("q", question, doc)], k,
                                               "oracle_doc" if doc else "standard")
     if "fold" in prov["q"]:
-        typer.echo(f"{method} -> {prov['q']['ran']}, fold {prov['q']['fold']} "
-                   f"({prov['q']['fold_reason']})\n")
+        from .steps.ask import provenance_line
+
+        typer.echo(provenance_line(prov["q"]) + "\n")
     for rank, (cid, score) in enumerate(run["q"], 1):
         c = chunks[cid]
         text = " ".join(c["text"].split())[:width]

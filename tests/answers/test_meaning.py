@@ -59,14 +59,15 @@ def test_a_label_far_from_the_operand_fails_the_threshold(gate):
     assert not g.passed and any("does not match" in r or "better" in r for r in g.reasons)
 
 
+CURRENT_RATIO = "What is ACME's FY2022 current ratio? Round to two decimal places."
+CURRENT_INPUTS = [_input("total_current_assets__fy2022", "total_current_assets",
+                         "Total current assets", 14000.0, 2),
+                  _input("total_current_liabilities__fy2022", "total_current_liabilities",
+                         "Total current liabilities", 7000.0, 2)]
+
+
 def test_a_verified_answer_carries_its_lowest_label_score(gate):
-    q = "What is ACME's FY2022 current ratio? Round to two decimal places."
-    pq = parse_question(q)
-    inputs = [_input("total_current_assets__fy2022", "total_current_assets",
-                     "Total current assets", 14000.0, 2),
-              _input("total_current_liabilities__fy2022", "total_current_liabilities",
-                     "Total current liabilities", 7000.0, 2)]
-    g = gate.check(q, pq, inputs, 2.0, 2.0)
+    g = gate.check(CURRENT_RATIO, parse_question(CURRENT_RATIO), CURRENT_INPUTS, 2.0, 2.0)
     assert g.passed and g.confidence == pytest.approx(min(g.labels.values()))
     assert 0.7 <= g.confidence <= 1.0
 
@@ -199,16 +200,11 @@ def test_an_answer_from_another_companys_filing_is_caught(gate):
     assert companies_named("What is Adobe's FY2017 operating cash flow ratio?", docs) == {"adobe"}
     assert companies_named("Johnson & Johnson's sales?", docs) == {"johnsonjohnson"}
     assert companies_named("What was $23m of capex?", docs) == set()  # no "3m" in "23m"
-    q = "What is ACME's FY2022 current ratio? Round to two decimal places."
-    pq = parse_question(q)
-    inputs = [_input("total_current_assets__fy2022", "total_current_assets",
-                     "Total current assets", 14000.0, 2),
-              _input("total_current_liabilities__fy2022", "total_current_liabilities",
-                     "Total current liabilities", 7000.0, 2)]
-    assert gate.check(q, pq, inputs, 2.0, 2.0).passed
-    other = q.replace("ACME", "Globex")
+    assert gate.check(CURRENT_RATIO, parse_question(CURRENT_RATIO), CURRENT_INPUTS, 2.0,
+                      2.0).passed
+    other = CURRENT_RATIO.replace("ACME", "Globex")
     gate._corpus_docs = [DOC, "GLOBEX_2022_10K"]
-    g = gate.check(other, parse_question(other), inputs, 2.0, 2.0)
+    g = gate.check(other, parse_question(other), CURRENT_INPUTS, 2.0, 2.0)
     assert any("the question asks about globex" in r for r in g.reasons), g.reasons
 
 

@@ -63,3 +63,32 @@ def test_fingap_best_substitutes_a_choice_that_cannot_score_new_questions(tmp_pa
     r = AdHocRetriever("fingap_best", params={})
     assert r._resolve(0) == "page_scorer_hn_page_order"  # best servable, built candidate
     assert r._resolve(1) == "page_scorer"
+
+
+def test_a_new_question_is_routed_as_the_stage_routes_the_evaluated_ones(tmp_path):
+    from fingap.core.io import write_jsonl
+    from fingap.retrieval.doc_routing import build_cover
+    from fingap.steps.routing import adhoc_ranking, ranking_for
+
+    covers = [build_cover("ACME_2022_10K", {"company": "Acme Widgets", "doc_type": "10k",
+                                            "doc_period": 2022}, ["Acme annual report"]),
+              build_cover("GLOBEX_2023Q2_10Q", {"company": "Globex", "doc_type": "10q",
+                                                 "doc_period": 2023}, ["Globex quarter"])]
+    write_jsonl(tmp_path / "covers.jsonl", (c.to_dict() for c in covers))
+    params = {"keep": 2, "weights": {"company": 4.0, "bm25": 0.5}}
+    q = {"new": "What was Globex's Q2 2023 revenue?"}
+    from fingap.retrieval.doc_routing import RoutingWeights
+
+    stage = ranking_for(q, covers, RoutingWeights.from_params(params["weights"]), 2)
+    assert adhoc_ranking(q, params, tmp_path / "covers.jsonl") == stage
+    assert stage["new"][0][0] == "GLOBEX_2023Q2_10Q"
+    with pytest.raises(FileNotFoundError, match="route_docs"):
+        adhoc_ranking(q, params, tmp_path / "missing.jsonl")
+
+
+def test_routed_methods_are_offered():
+    methods = known_methods()
+    for m in ("page_scorer_untrained_routed", "page_scorer_routed",
+              "page_scorer_hn_page_order_routed", "page_scorer_hn_page_order_routed_hedged",
+              "page_reranker_routed", "page_maxsim_untrained_routed"):
+        assert m in methods, m

@@ -4,7 +4,11 @@ The same methods as the pipeline's runs, from the indexes and models ``dvc repro
 - ``bm25`` and ``dense``: the chunk indexes (no training);
 - the page-then-chunk methods (``page_scorer``, ``page_scorer_hn_page_order``, ...) and the
   other first-stage methods of :mod:`fingap.steps.zoo` whose inputs are indexes and models only;
-- ``fingap_best``: the method ``select_best`` chose for the question's fold.
+- ``fingap_best``: the method ``select_best`` chose for the question's fold;
+- the routed methods (``*_routed``, ``*_routed_hedged``): each new question is routed at ask
+  time by the ``route_docs`` stage's own router, cover records and parameters
+  (``fingap.steps.routing.adhoc_ranking``), and a head method's head (page reranker, MaxSim)
+  is computed for it, as its ``page_heads`` stage does for the evaluated questions.
 
 A trained page scorer is one model per cross-validation fold. A question the pipeline evaluated
 keeps its own fold (whose models never saw its document). Any other question gets, in this
@@ -29,19 +33,22 @@ CHUNK_METHODS = ("bm25", "dense")
 BEST = "fingap_best"
 RUNS = Path("data/runs")
 BEST_SELECTION = Path("reports/best_selection.json")
-# zoo methods that read LLM passages or document routings made for the evaluated questions
-# only, a per-fold trained reranker, or weights these machines lack
+# zoo methods that read LLM passages made for the evaluated questions only, a per-fold trained
+# chunk reranker's runs, or weights these machines lack
 _NOT_AD_HOC = {"hyde", "multi_hyde", "dense_multi_hyde_reranker", "page_scorer_multi_hyde",
-               "dense_reranker", "page_scorer_reranker", "bge_m3_all_three",
-               "page_scorer_hn_page_order_routed", "page_scorer_hn_page_order_routed_hedged",
-               "page_reranker_routed",
-               "page_reranker_untrained_routed", "page_maxsim_routed",
-               "page_maxsim_untrained_routed"}
+               "dense_reranker", "page_scorer_reranker", "bge_m3_all_three"}
+COVERS = Path("data/routing/covers.jsonl")
+UNTRAINED_INDEX = Path("data/page_index/untrained")
 PAGE_METHODS = {
     # Algorithm 1 (the retrieve_pages stage): dense chunks on the page scorer's top-P pages
     "page_scorer": lambda c, cond: c.page_scorer_run(cond, c.k),
     "page_scorer_hn": lambda c, cond: c.page_scorer_run(
         cond, c.k, ranked=c.ranked_pages(cond, variant="hn")),
+    # Algorithm 1 over the pages of each question's routed documents (retrieve_pages_routed)
+    **{f"page_scorer{v}_routed": (lambda c, cond, v=v: c.page_scorer_run(
+        cond, c.k, ranked=c.ranked_pages(cond, variant=v.strip("_") or "trained",
+                                         routed=True)))
+       for v in ("", "_untrained")},
     # the whole-page scorer (the retrieve_pages_windows stage)
     **{f"page_scorer_hn_windows_{how}": (lambda c, cond, how=how: c.page_scorer_run(
         cond, c.k, ranked=c.ranked_pages(cond, variant=f"hn_windows_{how}")))
@@ -123,6 +130,41 @@ class _AdHocContext(Context):
     def fold_of(self) -> dict[str, int]:
         return dict(self._fold_of)
 
+    def _routing_ranking(self) -> dict:
+        """These questions routed now, as route_docs routes the evaluated ones."""
+        from .routing import adhoc_ranking
+
+        if "routing" not in self._cache:
+            self._cache["routing"] = adhoc_ranking(self.queries, self.params["routing"], COVERS)
+        return self._cache["routing"]
+
+    def ranked_pages(self, cond: str, top: int | None = None, variant: str = "trained",
+                     routed: bool | str = False) -> dict:
+        """The pipeline's page rankings, and the untrained scorer's (the base model for every
+        question, over its own page index), which the pipeline ranks in its retrieve_pages
+        stage rather than here."""
+        if variant != "untrained":
+            return super().ranked_pages(cond, top, variant, routed)
+        from ..retrieval.page_ranking import fold_models, rank_pages
+        from ..training.page_scorer import TrainConfig
+
+        cfg = TrainConfig.from_params(self.params["page_scorer_train"])
+        model_of, paths = fold_models("untrained", self.fold_of(), self.questions, cfg.model,
+                                      self.paths["page_models"])
+        docs = self.routed_docs() if routed and cond == "standard" else None
+        return rank_pages(UNTRAINED_INDEX, self.questions, model_of, paths, cfg.max_seq_length,
+                          cfg.precision, cond, top or self._P(), self.paths["cache"], docs)
+
+    def headed_pages(self, method: str, cond: str) -> dict:
+        """A head method's head computed for these questions (the pipeline reads the one its
+        page_heads stage stored for the evaluated questions), then the first stage's pages."""
+        from ..retrieval.page_rerank import attach_tail
+
+        n = self.head_candidates(method)
+        head = self.page_head(method, cond)
+        ranked = self.ranked_pages(cond, max(self._P(), n), "hn", method.endswith("_routed"))
+        return {qid: attach_tail(head[qid], pages, n) for qid, pages in ranked.items()}
+
 
 class AdHocRetriever:
     """Top chunks of one built method for any questions, under a condition."""
@@ -142,13 +184,19 @@ class AdHocRetriever:
         chosen = {q.id: choose_fold(q.id, q.doc, folds) for q in questions}
         resolved = {q.id: self._resolve(chosen[q.id][0]) for q in questions}
         run: Run = {}
+        routed: dict[str, list[str]] = {}
         for method in sorted(set(resolved.values())):
             qs = [q for q in questions if resolved[q.id] == method]
             ctx = _AdHocContext(self.params, [q.as_question() for q in qs],
                                 {q.id: chosen[q.id][0] for q in qs}, k)
             run.update(PAGE_METHODS[method](ctx, condition))
+            if "_routed" in method and condition == "standard":
+                hedged = ctx.hedged_questions() if method.endswith("_hedged") else {}
+                routed |= {qid: docs + ([hedged[qid]] if qid in hedged else [])
+                           for qid, docs in ctx.routed_docs().items()}
         prov = {q.id: {"method": self.method, "ran": resolved[q.id], "fold": chosen[q.id][0],
-                       "fold_reason": chosen[q.id][1]} for q in questions}
+                       "fold_reason": chosen[q.id][1]} |
+                ({"routed_docs": routed[q.id]} if q.id in routed else {}) for q in questions}
         return run, prov
 
     def _resolve(self, fold: int) -> str:
@@ -183,3 +231,27 @@ class AdHocRetriever:
         qs = [q.as_question() for q in questions]
         allowed = allowed_rows(condition, qs, docs, pages)
         return r.search({q.id: q.question for q in qs}, k, allowed)
+
+
+def replay_evaluated(method: str, condition: str = "standard", k: int | None = None,
+                     params: dict | None = None) -> dict:
+    """Ask every evaluated question again, ad hoc, with its own fold, and compare the top-k
+    chunks with the method's run in ``data/runs``: ``{"n", "same_topk", "differ": [ids]}``.
+    The questions go in as a user would send them (their text and id only, no document), so
+    routing and heads are computed at ask time."""
+    from ..core.runs import read_run
+    from ..ingestion.corpus import STATUS_EVALUATED, read_questions
+    from .zoo import PATHS as ZOO_PATHS
+
+    params = params if params is not None else load_params()
+    k = k or int(params["retrieve"]["k"])
+    stored = read_run(RUNS / method / f"{condition}.json")
+    questions = [AdHocQuestion(q.id, q.question, q.doc if condition != "standard" else None,
+                               [(e.doc, e.page) for e in q.evidence])
+                 for q in read_questions(ZOO_PATHS["corpus"]) if q.status == STATUS_EVALUATED]
+    run, _ = AdHocRetriever(method, params).search(questions, k, condition)
+    differ = sorted(q.id for q in questions
+                    if [c for c, _ in run.get(q.id, [])[:k]] != [c for c, _ in
+                                                                stored.get(q.id, [])[:k]])
+    return {"method": method, "condition": condition, "k": k, "n": len(questions),
+            "same_topk": len(questions) - len(differ), "differ": differ}

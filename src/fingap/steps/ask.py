@@ -161,7 +161,7 @@ def ask_file(path: Path, out: Path | None, condition: str, method: str, k: int) 
 
 def format_record(rec: dict) -> str:
     lines = [f"answer: {rec['answer'] or '(withheld)'}",
-             *([f"retrieval: {_provenance(rec['retrieval'])}"] if rec.get("retrieval") else []),
+             *([f"retrieval: {provenance_line(rec['retrieval'])}"] if rec.get("retrieval") else []),
              f"path: {rec['path']}" + (f"  (structured path not taken: {rec['reason']})"
                                        if rec["reason"] else "")]
     if rec["formula"]:
@@ -176,7 +176,8 @@ def format_record(rec: dict) -> str:
     return "\n".join(lines)
 
 
-def _provenance(prov: dict) -> str:
+def provenance_line(prov: dict) -> str:
+    """The method, the one that ran, its fold and why, and the routed documents."""
     if prov.get("method") is None:
         return "gold pages (oracle_page)"
     out = prov["method"]
@@ -184,4 +185,6 @@ def _provenance(prov: dict) -> str:
         out += f" -> {prov['ran']}"
     if "fold" in prov:
         out += f", fold {prov['fold']} ({prov['fold_reason']})"
+    if prov.get("routed_docs"):
+        out += f"; routed to {', '.join(prov['routed_docs'])}"
     return out

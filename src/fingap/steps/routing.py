@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.io import iter_jsonl, read_json, write_json, write_jsonl
+from ..core.io import iter_jsonl, read_json, read_jsonl, write_json, write_jsonl
 from ..core.params import ParamError, require_int
 from ..ingestion import corpus as corpus_mod
 from ..ingestion.corpus import STATUS_EVALUATED, read_questions
@@ -44,6 +44,16 @@ def llm_summaries(covers: Sequence[CoverRecord], first_pages: dict[str, list[str
             for c, r in zip(covers, results, strict=True)]
 
 
+def ranking_for(questions: dict[str, str], covers: Sequence[CoverRecord],
+                weights: RoutingWeights, keep: int) -> dict[str, list[list]]:
+    """The route_docs ranking of ``questions`` as it is stored (``{qid: [[doc, score], ...]}``,
+    the first ``keep`` documents, by question id). One function serves the stage, for the
+    evaluated questions, and ``fingap ask`` / ``fingap search``, for any other: a question's
+    ranking depends on its text and the cover records alone."""
+    ranking = route(questions, covers, weights)
+    return {q: [[d, sc] for d, sc in r[:keep]] for q, r in sorted(ranking.items())}
+
+
 def run_route_docs(params: dict, corpus_params: dict, corpus_out: Path, pages_path: Path,
                    out_dir: Path, report_path: Path, root: Path = Path("."),
                    llm_params: dict | None = None,
@@ -72,10 +82,9 @@ def run_route_docs(params: dict, corpus_params: dict, corpus_out: Path, pages_pa
     if summaries == "llm":
         covers = llm_summaries(covers, first, llm_params, cache_path)
     questions = [q for q in read_questions(corpus_out) if q.status == STATUS_EVALUATED]
-    ranking = route({q.id: q.question for q in questions}, covers, weights)
+    ranking = ranking_for({q.id: q.question for q in questions}, covers, weights, keep)
     write_jsonl(out_dir / "covers.jsonl", (c.to_dict() for c in covers))
-    write_json(out_dir / "ranking.json", {q: [[d, s] for d, s in r[:keep]]
-                                          for q, r in sorted(ranking.items())})
+    write_json(out_dir / "ranking.json", ranking)
 
     def recall(qs) -> dict:
         row = {f"DocRec@{n}": float(np.mean([doc_recall_at(q.gold_docs,
@@ -94,3 +103,15 @@ def run_route_docs(params: dict, corpus_params: dict, corpus_out: Path, pages_pa
               "covers_with_registrant": sum(c.registrant is not None for c in covers)}
     write_json(report_path, report)
     return report
+
+
+def adhoc_ranking(questions: dict[str, str], routing_params: dict, covers_path: Path) -> dict:
+    """The route_docs ranking of questions the stage never saw: the same router, cover
+    records and parameters (``routing.weights``, ``routing.keep``) as the stage."""
+    if not covers_path.exists():
+        raise FileNotFoundError(f"{covers_path} not found; run `dvc repro route_docs` first")
+    covers = [CoverRecord(**{**d, "aliases": tuple(d.get("aliases") or ())})
+              for d in read_jsonl(covers_path)]
+    weights = RoutingWeights.from_params(routing_params.get("weights") or {})
+    keep = require_int(routing_params, "routing", "keep", minimum=1)
+    return ranking_for(questions, covers, weights, keep)
