@@ -29,7 +29,8 @@ def main() -> None:
     t0 = time.perf_counter()
     out = replay_evaluated(args.method, "standard", 5)
     out = {"same_top5": out["same_topk"], "n": out["n"], "method": out["method"],
-           "differ": out["differ"], "seconds": round(time.perf_counter() - t0, 1)}
+           "differ": out["differ"], "substituted": out["substituted"],
+           "seconds": round(time.perf_counter() - t0, 1)}
     print(json.dumps(out))
     update_json_section(ROOT / "reports/benchmarks.json", "adhoc_best", out)
 

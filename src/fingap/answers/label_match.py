@@ -13,6 +13,7 @@ Embeddings are kept per text for the life of the matcher: a page's labels are em
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -32,9 +33,7 @@ class LabelMatcher:
         todo = [t for t in dict.fromkeys(texts) if t not in self._cache]
         if todo:
             if self._model is None:
-                from sentence_transformers import SentenceTransformer
-
-                self._model = SentenceTransformer(resolve_model(self.model_name), device="cpu")
+                self._model = _load(self.model_name)
             vectors = self._model.encode(todo, batch_size=64, normalize_embeddings=True,
                                          convert_to_numpy=True, show_progress_bar=False)
             self._cache.update(zip(todo, vectors, strict=True))
@@ -52,3 +51,12 @@ class LabelMatcher:
         """(len(labels),) best cosine of each label against any of ``phrases``."""
         sims = self.matrix(phrases, labels)
         return sims.max(axis=0) if len(sims) else np.zeros(len(labels))
+
+
+@lru_cache(maxsize=2)
+def _load(name: str):
+    """One loaded embedder per model and process: every gate (a stage's, each test's) shares
+    it, since loading costs more than scoring a page's labels."""
+    from sentence_transformers import SentenceTransformer
+
+    return SentenceTransformer(resolve_model(name), device="cpu")

@@ -236,22 +236,30 @@ class AdHocRetriever:
 def replay_evaluated(method: str, condition: str = "standard", k: int | None = None,
                      params: dict | None = None) -> dict:
     """Ask every evaluated question again, ad hoc, with its own fold, and compare the top-k
-    chunks with the method's run in ``data/runs``: ``{"n", "same_topk", "differ": [ids]}``.
-    The questions go in as a user would send them (their text and id only, no document), so
-    routing and heads are computed at ask time."""
+    chunks with the method's run in ``data/runs``: ``{"n", "same_topk", "differ": [ids],
+    "substituted": {id: method}}``. The questions go in as a user would send them (their text
+    and id only, no document), so routing and heads are computed at ask time. A question whose
+    fold choice cannot score new questions (HyDE passages) is compared with the run of the
+    candidate that replaced it (``substituted``) instead."""
     from ..core.runs import read_run
     from ..ingestion.corpus import STATUS_EVALUATED, read_questions
     from .zoo import PATHS as ZOO_PATHS
 
     params = params if params is not None else load_params()
     k = k or int(params["retrieve"]["k"])
-    stored = read_run(RUNS / method / f"{condition}.json")
     questions = [AdHocQuestion(q.id, q.question, q.doc if condition != "standard" else None,
                                [(e.doc, e.page) for e in q.evidence])
                  for q in read_questions(ZOO_PATHS["corpus"]) if q.status == STATUS_EVALUATED]
-    run, _ = AdHocRetriever(method, params).search(questions, k, condition)
-    differ = sorted(q.id for q in questions
-                    if [c for c, _ in run.get(q.id, [])[:k]] != [c for c, _ in
-                                                                stored.get(q.id, [])[:k]])
+    retriever = AdHocRetriever(method, params)
+    run, prov = retriever.search(questions, k, condition)
+    chosen = {} if retriever._selection is None else {
+        f: v["method"] for f, v in retriever._selection["folds"].items()}
+    substituted = {q.id: prov[q.id]["ran"] for q in questions
+                   if chosen and prov[q.id]["ran"] != chosen[str(prov[q.id]["fold"])]}
+    stored = {m: read_run(RUNS / m / f"{condition}.json")
+              for m in {method, *substituted.values()}}
+    differ = sorted(q.id for q in questions if [c for c, _ in run.get(q.id, [])[:k]] != [
+        c for c, _ in stored[substituted.get(q.id, method)].get(q.id, [])[:k]])
     return {"method": method, "condition": condition, "k": k, "n": len(questions),
-            "same_topk": len(questions) - len(differ), "differ": differ}
+            "same_topk": len(questions) - len(differ), "differ": differ,
+            "substituted": dict(sorted(substituted.items()))}
