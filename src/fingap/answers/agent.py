@@ -7,9 +7,10 @@ candidate documents: the documents of the retrieved pages, plus the question's o
 when the caller knows it) -> ``compute`` (calculator) -> ``verify`` (gate) -> ``answer``.
 
 Figure questions take this structured path and answer only when every input is found and the
-gate passes. Otherwise the question falls back to the LLM answer (the reason is recorded), which
-is gated too. A failed gate flags the answer (``gate="flag"``) or withholds it
-(``gate="abstain"``).
+meaning gate (``fingap.answers.meaning``) passes; with ``gate="flag"`` a failed answer goes out
+marked unverified instead. A figure the structured path cannot verify is withheld with the
+reason, unless the configured LLM is declared capable of figures (``llm_figures``), whose answer
+is then gated too. A question that asks for no figure gets the LLM's text, unverified.
 
 Choosing among candidate facts for one input, best first: in a column ending in a month the
 question names (if it names a date), on a page of the statement the line item normally lives on

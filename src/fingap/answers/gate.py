@@ -1,4 +1,5 @@
-"""The number-verification gate: every number that goes out is traced to a cited page.
+"""The number-verification gate's text checks: every number that goes out is traced to a cited
+page. (What the numbers mean is checked on top of these by ``fingap.answers.meaning``.)
 
 The gate re-reads the cited pages' *text* (the ``extract`` stage's PyMuPDF text), not the table
 parser's output, so a parser mistake cannot vouch for itself. For the structured path, each
