@@ -119,7 +119,9 @@ class PageCache:
         return self.docs[doc_name][page].get_text()
 
 
-def check(q: dict, pages: PageCache) -> list[str]:
+def check_pages(q: dict, pages: PageCache) -> list[str]:
+    """The checks against the page text: each evidence text on its page, each input on an
+    evidence page of the question's document and printed there with its sign."""
     errors: list[str] = []
     evidence_pages = {(e["doc_name"], e["evidence_page_num"]) for e in q["evidence"]}
     for e in q["evidence"]:
@@ -137,6 +139,12 @@ def check(q: dict, pages: PageCache) -> list[str]:
             errors.append(
                 f"{inp['name']}={inp['value']} not printed on {inp['doc_name']} p{inp['page']}"
             )
+    return errors
+
+
+def check(q: dict, pages: PageCache) -> list[str]:
+    errors = check_pages(q, pages)
+    names = {inp["name"]: inp["value"] for inp in q["inputs"]}
     try:
         computed = safe_eval(q["formula"], names)
     except (ValueError, SyntaxError, ZeroDivisionError) as exc:

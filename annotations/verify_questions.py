@@ -89,20 +89,8 @@ def strict_tolerance(gold: float, decimals: int) -> float:
 
 
 def check(q: dict, pages) -> list[str]:
-    errors: list[str] = []
-    evidence_pages = {(e["doc_name"], e["evidence_page_num"]) for e in q["evidence"]}
-    for e in q["evidence"]:
-        if e["evidence_text"] not in pages.text(e["doc_name"], e["evidence_page_num"]):
-            errors.append(f"evidence text not on {e['doc_name']} p{e['evidence_page_num']}")
-    names: dict[str, float] = {}
-    for inp in q["inputs"]:
-        names[inp["name"]] = inp["value"]
-        if (inp["doc_name"], inp["page"]) not in evidence_pages:
-            errors.append(f"{inp['name']}: page {inp['page']} not among evidence pages")
-        numbers = base.printed_numbers(pages.text(inp["doc_name"], inp["page"]))
-        if not base.value_on_page(inp["value"], numbers):
-            errors.append(f"{inp['name']}={inp['value']} not printed on "
-                          f"{inp['doc_name']} p{inp['page']}")
+    errors = base.check_pages(q, pages)
+    names = {inp["name"]: inp["value"] for inp in q["inputs"]}
     for label in copied_labels(q["question"], q["inputs"]):
         errors.append(f"the question copies the printed label {label!r}")
     try:
