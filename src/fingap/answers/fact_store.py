@@ -17,8 +17,8 @@ from ..core.io import atomic_path
 from .labels import Vocabulary, normalise_label
 
 COLUMNS = ("doc", "page", "tbl", "statement", "section", "label", "label_norm", "concept",
-           "concept_rank", "year", "fiscal_year", "duration", "period_end", "col", "n_cols",
-           "value", "printed", "percent", "scale")
+           "concept_rank", "year", "fiscal_year", "duration", "period_end", "end_date", "col",
+           "n_cols", "value", "printed", "percent", "scale")
 _SCHEMA = f"""
 CREATE TABLE facts (id INTEGER PRIMARY KEY, {', '.join(COLUMNS)});
 CREATE INDEX facts_doc_label_period ON facts (doc, label_norm, fiscal_year);
@@ -38,8 +38,8 @@ def write_store(path: Path, facts: Iterable[dict], vocab: Vocabulary) -> int:
             rows.append((f["doc"], f["page"], f["table"], f["statement"], f["section"],
                          f["label"], normalise_label(f["label"]), hit[0] if hit else None,
                          hit[1] if hit else None, f["year"], f["fiscal_year"], f["duration"],
-                         f["period_end"], f["column"], f["n_columns"], f["value"], f["printed"],
-                         int(f["percent"]), f["scale"]))
+                         f["period_end"], f["end_date"], f["column"], f["n_columns"],
+                         f["value"], f["printed"], int(f["percent"]), f["scale"]))
             n += 1
         con.executemany(f"INSERT INTO facts ({', '.join(COLUMNS)}) VALUES "
                         f"({', '.join('?' * len(COLUMNS))})", rows)
