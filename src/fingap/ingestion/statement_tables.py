@@ -40,51 +40,30 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import pymupdf
 
-from .numbers import DASHES, PrintedValue, decimals_of, detect_scale, parse_value
+from .numbers import PrintedValue, decimals_of, detect_scale, parse_value
+from .table_headers import YEAR, Column, end_date, header_cells
+from .table_headers import columns as header_columns
+from .table_lines import (
+    CONNECTOR,
+    LABEL_GAP,
+    MARKER,
+    Line,
+    Word,
+    continues,
+    page_lines,
+    running_text,
+    split_values,
+)
 
 PCT_NONE = PrintedValue(0.0, False, "")
 MAX_COLUMNS = 8          # wider "tables" are almost always two tables side by side
-LABEL_GAP = 12.0         # points between a label's last word and the first value
-LINE_TOLERANCE = 3.0     # points of vertical-centre difference within one visual line
 MIN_VALUE_ROWS = 2       # a page needs this many value rows to be read as a table page
-TEXT_CELL_GAP = 30.0     # points between two text cells of one row (label | maturity | rate)
-CELL_GAP = 9.0           # points between two header cells ("... three months  As of ...")
 
-_YEAR = re.compile(r"^(?:FY|Fiscal)?'?((?:19|20)\d{2})[,.:]?(?:\(\w\))?$", re.I)
-_DATE = re.compile(r"^(\d{1,2})/\d{1,2}/((?:19|20)?\d{2})[,.]?$")
-# cells that are no number: footnote markers and "not meaningful" marks. They sit among the
-# values ("(35) *", "1,234 (a)"); dropped, the remaining values still map to their columns by
-# position
-_MARKER = re.compile(r"^(?:\*{1,3}|[\u2020\u2021]+|\([a-z]\)|n/?m|n\.m\.|n/?a|np|nmf)$", re.I)
-# column heads of a change column: "% Change", "Percent Change", "2017 vs. 2016"
-_CHANGE_WORD = re.compile(r"^(?:%|percent|change|chg\.?|vs\.?|versus|variance|increase|"
-                          r"\(?decrease\)?|inc\.?/\(?dec\.?\)?)$", re.I)
-_VERSUS = re.compile(r"^(?:vs\.?|versus|to|compared)$", re.I)
-_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
-_DAY = re.compile(r"^(\d{1,2}),?$")
-_FULL_DATE = re.compile(r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+"
-                        r"(\d{1,2}),?\s+((?:19|20)\d{2})\b", re.I)
-_PERIOD_WORDS = re.compile(r"\b(?:ended|ending|as\s+of|at)\b", re.I)
-# a month's name or its abbreviation, never a word that starts like one ("Marketable")
-_MONTH = re.compile(r"^(?:january|february|march|april|may|june|july|august|september|october|"
-                    r"november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?,?$",
-                    re.I)
-_DURATION = [
-    # retailers and bottlers report 12-, 13- or 16-week quarters: all count as a quarter
-    (re.compile(r"\bthree\s+months|\b3\s+months|\bquarter\b|\bQ[1-4]\b|\b(?:12|13|16|17|twelve|"
-                r"thirteen|sixteen)\s+weeks", re.I), "3M"),
-    (re.compile(r"\bsix\s+months|\b6\s+months|\b(?:24|26|28)\s+weeks|twenty[- ]six\s+weeks"
-                r"|\bfirst\s+half", re.I), "6M"),
-    (re.compile(r"\bnine\s+months|\b9\s+months|\b(?:36|39|40)\s+weeks|thirty[- ]nine\s+weeks",
-                re.I), "9M"),
-    (re.compile(r"\btwelve\s+months|\byears?\s+ended|\bfiscal\s+years?|\bfull\s+year"
-                r"|\b(?:52|53)\s+weeks", re.I), "12M"),
-]
 # matched against the page head with all whitespace removed: PyMuPDF splits spaced-out titles
 # into fragments ("Consolidated Balance Shee t")
 _STATEMENTS = [
@@ -97,49 +76,6 @@ _STATEMENTS = [
                           r"equity)")),
     ("segment", re.compile(r"segment")),
 ]
-
-
-@dataclass
-class Word:
-    x0: float
-    y0: float
-    x1: float
-    y1: float
-    text: str
-
-    @property
-    def yc(self) -> float:
-        return (self.y0 + self.y1) / 2
-
-    @property
-    def xc(self) -> float:
-        return (self.x0 + self.x1) / 2
-
-
-@dataclass
-class Line:
-    words: list[Word]
-    label: str = ""
-    values: list[Word] = field(default_factory=list)
-    text_between_values: bool = False
-
-    @property
-    def y(self) -> float:
-        return self.words[0].yc
-
-    @property
-    def text(self) -> str:
-        return " ".join(w.text for w in self.words)
-
-
-@dataclass
-class Column:
-    x: float                 # horizontal centre of the header year
-    year: int
-    month: str | None = None
-    day: int | None = None   # "December 31," -> 31: with month and year, the period's end
-    duration: str | None = None
-    change: bool = False     # a change column ("% Change", "2017 vs. 2016"): no period value
 
 
 @dataclass
@@ -173,252 +109,6 @@ class PageTables:
     statement: str
 
 
-def _lines(words: list[Word]) -> list[Line]:
-    words = sorted(words, key=lambda w: (w.yc, w.x0))
-    lines: list[list[Word]] = []
-    for w in words:
-        if lines and abs(lines[-1][0].yc - w.yc) <= LINE_TOLERANCE:
-            lines[-1].append(w)
-        else:
-            lines.append([w])
-    return [Line(sorted(ws, key=lambda w: w.x0)) for ws in lines]
-
-
-def _merge_split_tokens(words: list[Word]) -> list[Word]:
-    """Join "$" + "1,234", "(370" + ")", "12.5" + "%" that PyMuPDF returns as separate words."""
-    out: list[Word] = []
-    for w in words:
-        if out and w.text in {")", "%", ")%", "%)"} and w.x0 - out[-1].x1 < 6:
-            p = out[-1]
-            out[-1] = Word(p.x0, p.y0, w.x1, w.y1, p.text + w.text)
-        elif out and out[-1].text in {"$", "($", "(", "$("} and w.x0 - out[-1].x1 < 25 and \
-                parse_value(w.text) is not None:
-            p = out[-1]
-            prefix = "(" if "(" in p.text else ""
-            out[-1] = Word(p.x0, p.y0, w.x1, w.y1, prefix + w.text)
-        else:
-            out.append(w)
-    return out
-
-
-def _split_values(line: Line) -> None:
-    """Fill ``line.label`` / ``line.values``: the numeric tokens at the end of the line.
-    Footnote markers among or after them ("(35) *", "1,234 (a)") are dropped; a marker before
-    the first value stays in the label ("Revenue (a)")."""
-    words = [w for w in _merge_split_tokens(line.words) if w.text != "$"]
-    i = len(words)
-    while i > 0 and (parse_value(words[i - 1].text) is not None or
-                     _MARKER.match(words[i - 1].text)):
-        i -= 1
-    while i < len(words) and _MARKER.match(words[i].text):
-        i += 1
-    tail = [w for w in words[i:] if not _MARKER.match(w.text)]
-    if not tail:  # markers only: a text line
-        i, tail = len(words), []
-    words = words[:i] + tail
-    # values must stand apart from the label: "December 31, 2018" keeps its year; dot leaders
-    # ("Net income.........  $ 629,551") are a separator of their own
-    while i < len(words) and i > 0 and words[i].x0 - words[i - 1].x1 < LABEL_GAP and \
-            not words[i - 1].text.endswith("..."):
-        i += 1
-    line.values = words[i:]
-    label_words = words[:i]
-    # a numeric token followed by text inside the value area means two tables side by side
-    line.text_between_values = False
-    if label_words and line.values:
-        first_value = line.values[0].x0
-        tail = [w for w in label_words if parse_value(w.text) is not None]
-        line.text_between_values = bool(tail) and any(
-            w.x0 > tail[0].x1 + LABEL_GAP * 3 for w in label_words
-            if parse_value(w.text) is None and w.x0 > tail[0].x0) and tail[0].x0 > first_value / 2
-    # a wide gap inside the label starts another text cell of the row (a maturity date, an
-    # indication, a rate): the row's label is its first cell
-    for k in range(1, len(label_words)):
-        if label_words[k].x0 - label_words[k - 1].x1 > TEXT_CELL_GAP:
-            label_words = label_words[:k]
-            break
-    line.label = " ".join(w.text for w in label_words).strip(" .:\u2026")
-
-
-def _year_label(line: Line, left_margin: float) -> None:
-    """A year printed as a row label at the left margin ("2021   650" in a maturity
-    schedule) is the label, not a value: header years never sit where labels start."""
-    if line.label or len(line.values) < 2:
-        return
-    first, second = line.values[0], line.values[1]
-    if _YEAR.match(first.text) and first.x0 <= left_margin + 20 and \
-            second.x0 - first.x1 > 6 * LABEL_GAP:
-        line.label, line.values = first.text, line.values[1:]
-
-
-def _year_tokens(line: Line, value_left: float) -> list[tuple[Word, int | None]] | None:
-    """The header cells of a line, or None if the line is not a header line: each a word and
-    its year, or None for a change column ("% Change", "2017 vs. 2016", whose years are the
-    compared periods, not a column's own)."""
-    area = [w for w in line.words if w.x1 >= value_left]
-    cells: list[tuple[Word, int | None]] = []
-    k = 0
-    while k < len(area):
-        w = area[k]
-        m = _YEAR.match(w.text)
-        d = _DATE.match(w.text)
-        year = int(m.group(1)) if m else None
-        if d:
-            y = int(d.group(2))
-            year = y if y > 99 else 2000 + y
-        if year is not None and k + 2 < len(area) and _VERSUS.match(area[k + 1].text) and \
-                _YEAR.match(area[k + 2].text):
-            last = area[k + 2]
-            cells.append((Word(w.x0, w.y0, last.x1, last.y1, f"{w.text} vs {last.text}"), None))
-            k += 3
-            continue
-        if year is not None:
-            cells.append((w, year))
-        elif _CHANGE_WORD.match(w.text):
-            # "% Change" is one column: join change words printed side by side
-            if cells and cells[-1][1] is None and w.x0 - cells[-1][0].x1 < LABEL_GAP:
-                p = cells[-1][0]
-                cells[-1] = (Word(p.x0, p.y0, w.x1, w.y1, p.text + " " + w.text), None)
-            else:
-                cells.append((w, None))
-        elif parse_value(w.text) is not None and w.text not in DASHES:
-            return None  # another number in the value area: a data row
-        k += 1
-    years = [y for _, y in cells if y is not None]
-    if not years or not all(1990 <= y <= 2040 for y in years):
-        return None
-    # "$ 2019" in the value area is a data row; a "($ million)" caption left of the years is not
-    if any("$" in w.text for w in area):
-        return None
-    return cells
-
-
-def _cells(words: list[Word]) -> list[tuple[int, int]]:
-    """Word index ranges of a line's cells: runs of words with no gap wider than CELL_GAP."""
-    cells, start = [], 0
-    for k in range(1, len(words) + 1):
-        if k == len(words) or words[k].x0 - words[k - 1].x1 > CELL_GAP:
-            cells.append((start, k))
-            start = k
-    return cells
-
-
-def _span_distance(x: float, span: tuple[float, float]) -> float:
-    return 0.0 if span[0] <= x <= span[1] else min(abs(x - span[0]), abs(x - span[1]))
-
-
-def _columns(header: Line, cells: list[tuple[Word, int | None]],
-             above: list[Line]) -> list[Column]:
-    everything = [Column(w.xc, y or 0, change=y is None) for w, y in cells]
-    cols = [c for c in everything if not c.change]
-    years = [(w, y) for w, y in cells if y is not None]
-    for c, (w, _) in zip(cols, years, strict=True):
-        d = _DATE.match(w.text)
-        if d and 1 <= int(d.group(1)) <= 12:
-            c.month = _MONTHS[int(d.group(1)) - 1]
-            c.day = int(w.text.split("/")[1])
-    # durations: the lowest line that names them, the header line itself first ("Three Months
-    # Ended June 30, 2023  Three Months ..."), then the lines above it. A phrase spans its
-    # words up to the next phrase ("Three Months Ended June 30," over two year columns), and a
-    # column takes the phrase whose span holds it, else the nearest span
-    groups: list[int] = []
-    left = min((c.x for c in cols), default=0.0) - 60
-    for ln in [header, *reversed(above[-4:])]:
-        if ln is not header and _running_text(ln) and ln.words[0].x0 < left:
-            continue  # a sentence above the table ("... in the first quarter of fiscal 2016")
-        text = ln.text
-        starts = []
-        for pattern, dur in _DURATION:
-            for m in pattern.finditer(text):
-                starts.append((len(text[:m.start()].split()), dur))
-        if not starts:
-            continue
-        starts.sort()
-        cells = _cells(ln.words)
-        spans = []
-        for i, (start, dur) in enumerate(starts):
-            end = starts[i + 1][0] if i + 1 < len(starts) else len(ln.words)
-            # the phrase's header cell: "As of or for the six months" starts at "As"
-            c0, c1 = next(((a, b) for a, b in cells if a <= start < b), (start, end))
-            lo = c0 if i == 0 or starts[i - 1][0] < c0 else start
-            ws = ln.words[lo:min(end, c1)] or ln.words[start:end] or ln.words
-            spans.append(((ws[0].x0, ws[-1].x1), dur))
-        # where the phrases stand over their columns, a head cell of the same line that names
-        # a date and no duration ("June 30, 2023" beside "Three months ended June 30,
-        # average") holds the columns under it: balances, no duration
-        phrase_cells = {next((k for k, (a, b) in enumerate(cells) if a <= st < b), -1)
-                        for st, _ in starts}
-        over = any(x1 >= left for (_, x1), _ in spans)  # phrases over the columns
-        others = [(ln.words[a].x0, ln.words[b - 1].x1) for k, (a, b) in enumerate(cells)
-                  if over and k not in phrase_cells and ln.words[b - 1].x1 >= left and
-                  any(_MONTH.match(w.text) for w in ln.words[a:b])]
-        for c in cols:
-            g = min(range(len(spans)), key=lambda j: _span_distance(c.x, spans[j][0]))
-            near = _span_distance(c.x, spans[g][0])
-            if not any(_span_distance(c.x, o) < near for o in others):
-                c.duration = spans[g][1]
-            groups.append(g)
-        break
-    # months: "December 31," / "June 30," printed above or beside each year; one month over a
-    # group of columns ("Three Months Ended June 30," then "2023 2022") holds for the group
-    # "Fiscal years ended December 31, 2022, December 25, 2021 and December 26, 2020": a full
-    # date names its year's column, wherever the caption prints it
-    for ln in [header, *above[-4:]]:
-        if ln is not header and not _PERIOD_WORDS.search(ln.text):
-            continue
-        for m in _FULL_DATE.finditer(ln.text):
-            for c in cols:
-                if c.year == int(m.group(3)):
-                    c.month, c.day = m.group(1)[:3].capitalize(), int(m.group(2))
-    n_months = 0
-    for ln in [header, *above[-2:]]:
-        for k, w in enumerate(ln.words):
-            full = _FULL_DATE.match(" ".join(x.text for x in ln.words[k:k + 3]))
-            # above the header, only a caption over the columns; prose there names other dates
-            if _MONTH.match(w.text) and cols and (ln is header or w.x1 >= left) and not full:
-                n_months += 1
-                # the nearest column still without a date ("July 2," over the column beside
-                # "December 31, 2022")
-                open_cols = [c for c in cols if c.month is None] or cols
-                nearest = min(open_cols, key=lambda c: abs(c.x - w.xc))
-                if nearest.month is None:
-                    nearest.month = w.text.rstrip(".")[:3].capitalize()
-                    day = _DAY.match(ln.words[k + 1].text) if k + 1 < len(ln.words) else None
-                    nearest.day = int(day.group(1)) if day else None
-    if n_months == 1:
-        # one "December 31," over all the years ("December 31, / 2022  2021")
-        dated = next(c for c in cols if c.month)
-        for c in cols:
-            if c.month is None:
-                c.month, c.day = dated.month, dated.day
-    elif groups:
-        for c, g in zip(cols, groups, strict=True):
-            if c.month is None:
-                c.month, c.day = next(((o.month, o.day) for o, h in zip(cols, groups, strict=True)
-                                       if h == g and o.month), (None, None))
-    return everything
-
-
-_CONNECTOR = re.compile(r"(?:\b(?:of|and|to|for|the|in|from|by|on|or|less|net|including|"
-                        r"attributable|excluding|with)|[,\u2014\u2013-])$", re.I)
-
-
-def _continues(previous: Line, line: Line, label: str) -> bool:
-    """Is ``line``'s label the second half of a label wrapped from the text-only line above?
-    Yes when the value line's label starts in lower case ("equipment (PP&E)"), or when the
-    line above ends on a connecting word ("... SHAREOWNERS OF" / "THE COCA-COLA COMPANY") and
-    sits right above it, at the same or a smaller indent."""
-    if previous.values or not previous.label:
-        return False
-    close = line.y - previous.y <= 2.2 * (line.words[0].y1 - line.words[0].y0)
-    if not label:
-        return close  # values wrapped onto the next line; a far-off number is no part of it
-    if label[:1].islower():
-        return True
-    return close and bool(_CONNECTOR.search(previous.label)) and \
-        previous.words[0].x0 <= line.words[0].x0 + 2
-
-
 def statement_kind(text: str) -> str:
     head = re.sub(r"\s+", "", text[:800]).lower()
     for kind, pattern in _STATEMENTS:
@@ -431,7 +121,6 @@ def statement_kind(text: str) -> str:
 # amounts and ratios ("except per share data and financial ratios")
 _NOT_MONEY = re.compile(r"per\s+(common\s+|diluted\s+|basic\s+)?share|\beps\b|\bratios?\b|"
                         r"\bturns\b|\bturnover\b", re.I)
-PROSE_WORDS = 8          # a text line this long that spans the value columns is prose
 # a row that counts things: no money scale unless its own table or label prints one
 _COUNT = re.compile(r"\b(?:stores|employees|customers|accounts|locations|restaurants|"
                     r"warehouses|clubs|members|subscribers|headcount|number\s+of)\b", re.I)
@@ -439,15 +128,19 @@ _COUNT = re.compile(r"\b(?:stores|employees|customers|accounts|locations|restaur
 _PERCENT_LABEL = re.compile(r"^%|\bpercent(?:age)?s?\b|%\s+of\b", re.I)
 
 
-def _end_date(col: Column) -> str | None:
-    """The column's period end as an ISO date, when its header prints month and day."""
-    if col.month is None or col.day is None or not 1 <= col.day <= 31:
-        return None
-    return f"{col.year:04d}-{_MONTHS.index(col.month) + 1:02d}-{col.day:02d}"
-
-
 def _is_per_share(label: str) -> bool:
     return bool(re.search(r"per\s+(common\s+|diluted\s+|basic\s+)?share|\beps\b", label, re.I))
+
+
+def _year_label(line: Line, left_margin: float) -> None:
+    """A year printed as a row label at the left margin ("2021   650" in a maturity
+    schedule) is the label, not a value: header years never sit where labels start."""
+    if line.label or len(line.values) < 2:
+        return
+    first, second = line.values[0], line.values[1]
+    if YEAR.match(first.text) and first.x0 <= left_margin + 20 and \
+            second.x0 - first.x1 > 6 * LABEL_GAP:
+        line.label, line.values = first.text, line.values[1:]
 
 
 def _page_number(line: Line, is_last: bool) -> bool:
@@ -461,16 +154,8 @@ def _is_prose(line: Line, columns: list[Column]) -> bool:
     ends the table above it: its header must not be borrowed by a table further down."""
     # from the label column across the values (a page's other text column is no part of it)
     ws = line.words
-    return _running_text(line) and ws[0].x0 < min(c.x for c in columns) and \
+    return running_text(line) and ws[0].x0 < min(c.x for c in columns) and \
         ws[-1].x1 > max(c.x for c in columns)
-
-
-def _running_text(line: Line) -> bool:
-    """A sentence ("... for the six months ended June 30, 2022 and 2021"), not a header."""
-    ws = line.words
-    words = sum(1 for w in ws if re.search(r"[A-Za-z]{2}", w.text))
-    return len(ws) >= PROSE_WORDS and words >= 0.75 * len(ws) and \
-        all(b.x0 - a.x1 < 2 * LABEL_GAP for a, b in zip(ws, ws[1:], strict=False))
 
 
 def _column_heads(line: Line, columns: list[Column]) -> bool:
@@ -484,7 +169,7 @@ def _column_heads(line: Line, columns: list[Column]) -> bool:
         # over the columns: a text cell beside them (a line item's location, a page's
         # other text column) is no head
         if apart and left <= w.xc <= right \
-                and re.search(r"[A-Za-z]{2}", w.text) and not _MARKER.match(w.text):
+                and re.search(r"[A-Za-z]{2}", w.text) and not MARKER.match(w.text):
             return True
     return False
 
@@ -502,9 +187,9 @@ def page_tables(doc: str, page: int, raw_words: list[tuple], text: str) -> PageT
     """Facts of every table on one page (``raw_words`` from ``page.get_text("words")``)."""
     words = [Word(float(w[0]), float(w[1]), float(w[2]), float(w[3]), str(w[4]))
              for w in raw_words if str(w[4]).strip()]
-    lines = _lines(words)
+    lines = page_lines(words)
     for ln in lines:
-        _split_values(ln)
+        split_values(ln)
     if words:
         left_margin = min(w.x0 for w in words)
         for ln in lines:
@@ -533,7 +218,7 @@ def page_tables(doc: str, page: int, raw_words: list[tuple], text: str) -> PageT
     rows_of: dict[int, list[list[Fact]]] = {}
     captioned: set[int] = set()    # tables with a scale caption of their own
     for i, ln in enumerate(lines):
-        years = None if _running_text(ln) else _year_tokens(ln, value_left)
+        years = None if running_text(ln) else header_cells(ln, value_left)
         if years is not None and not ln.label.strip(" ,") or (
                 years is not None and len(years) >= 2):
             # a title between the previous table and this header names this table's statement
@@ -547,7 +232,7 @@ def page_tables(doc: str, page: int, raw_words: list[tuple], text: str) -> PageT
             inherited = next(
                 (sc for x in reversed(lines[:after_rows]) if (sc := detect_scale(x.text))), None)
             table_scale = caption or inherited
-            cols = _columns(ln, years, lines[max(0, i - 4):i])
+            cols = header_columns(ln, years, lines[max(0, i - 4):i])
             if sum(not c.change for c in cols) > MAX_COLUMNS:
                 skipped["more than 8 header columns (tables side by side?)"] += 1
                 columns = None
@@ -579,7 +264,7 @@ def page_tables(doc: str, page: int, raw_words: list[tuple], text: str) -> PageT
             text_run.append(ln)
             if ln.label and not detect_scale(ln.text):  # a scale caption is no section
                 wrapped = previous is not None and not previous.values and \
-                    previous.label and _CONNECTOR.search(previous.label)
+                    previous.label and CONNECTOR.search(previous.label)
                 # "Earnings per common share attributable to" / "Corning Incorporated"
                 section = (f"{section} {ln.label}" if wrapped else ln.label)[:120]
                 # "Inventories:" over its parts: an unlabelled row after the parts is its total
@@ -599,12 +284,12 @@ def page_tables(doc: str, page: int, raw_words: list[tuple], text: str) -> PageT
             label = f"{open_section} (total)"
             open_section = ""
         parts += 1
-        if previous is not None and _continues(previous, ln, label):
+        if previous is not None and continues(previous, ln, label):
             label = (previous.label + " " + label).strip()
             # a label wrapped over three lines ("Total long-term" / "unsecured funding -" /
             # "issuance  13,538"): walk up while each line continues the one above it
             k = len(text_run) - 1
-            while k > 0 and text_run[k] is previous and _continues(
+            while k > 0 and text_run[k] is previous and continues(
                     text_run[k - 1], text_run[k], text_run[k].label) and \
                     text_run[k].y - text_run[k - 1].y <= 2.2 * (
                         text_run[k].words[0].y1 - text_run[k].words[0].y0):
@@ -671,7 +356,7 @@ def page_tables(doc: str, page: int, raw_words: list[tuple], text: str) -> PageT
             row.append(Fact(
                 doc=doc, page=page, table=n_tables - 1, statement=table_kind, section=section,
                 label=label, year=col.year, duration=col.duration, period_end=col.month,
-                end_date=_end_date(col),
+                end_date=end_date(col),
                 column=periods.index(col), n_columns=len(periods), value=pv.value,
                 printed=w.text, percent=pv.percent or percent_row,
                 scale=None if (pv.percent or not_money or percent_row) else scale))

@@ -1,0 +1,31 @@
+from fingap.ingestion.table_headers import columns, end_date, header_cells
+from fingap.ingestion.table_lines import Line, Word
+
+
+def _line(*items: tuple[float, str], y: float = 100.0) -> Line:
+    return Line([Word(x, y - 4, x + 5 * len(t), y + 4, t) for x, t in items])
+
+
+def test_change_columns_and_years():
+    header = _line((50, "(In"), (65, "millions)"), (300, "2017"), (360, "2016"),
+                   (420, "2017"), (445, "vs."), (465, "2016"), (520, "%"), (530, "Change"))
+    cells = header_cells(header, value_left=290)
+    assert [y for _, y in cells] == [2017, 2016, None, None]
+    cols = columns(header, cells, [])
+    assert [(c.year, c.change) for c in cols] == [(2017, False), (2016, False), (0, True),
+                                                  (0, True)]
+
+
+def test_a_data_row_is_no_header():
+    assert header_cells(_line((50, "Revenue"), (300, "2019"), (360, "1,234")), 290) is None
+
+
+def test_durations_by_head_cell_and_end_dates():
+    above = [_line((290, "Three"), (320, "Months"), (355, "Ended"), (385, "June"),
+                   (410, "30,"), (440, "Six"), (460, "Months"), (495, "Ended"), (525, "June"),
+                   (550, "30,"), y=80)]
+    header = _line((300, "2023"), (360, "2022"), (450, "2023"), (510, "2022"))
+    cols = columns(header, header_cells(header, 290), above)
+    assert [(c.year, c.duration, end_date(c)) for c in cols] == [
+        (2023, "3M", "2023-06-30"), (2022, "3M", "2022-06-30"),
+        (2023, "6M", "2023-06-30"), (2022, "6M", "2022-06-30")]
