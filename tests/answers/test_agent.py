@@ -163,3 +163,17 @@ def test_the_row_the_questions_words_describe_is_preferred():
     got = rank_facts([plain, attributable], pq, "income", {},
                      phrase="net income attributable to foo plc grow")
     assert got[0]["id"] == 2
+
+
+def test_a_column_ending_on_the_date_asked_comes_first():
+    from fingap.answers.agent import rank_facts
+    from fingap.answers.question import ParsedQuestion
+
+    # two balance columns ending in December of the same calendar year (a 52-week year
+    # ending December 25 beside a December 31 comparison): the date names the column
+    dec25 = _fact(1, "balance_sheet", col=1) | {"period_end": "Dec", "end_date": "2021-12-25"}
+    dec31 = _fact(2, "balance_sheet", col=0) | {"period_end": "Dec", "end_date": "2022-12-31"}
+    pq = ParsedQuestion(True, months=["Dec"], dates=["2021-12-25"])
+    assert rank_facts([dec31, dec25], pq, "balance_sheet", {})[0]["id"] == 1
+    # no date asked: the leftmost column, as before
+    assert rank_facts([dec25, dec31], ParsedQuestion(True), "balance_sheet", {})[0]["id"] == 2

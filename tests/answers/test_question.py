@@ -132,6 +132,7 @@ def test_dated_periods_read_calendar_years_and_weeks():
     p = parse_question("What were Foo's total current assets as of July 29, 2023 (end of Q2 "
                        "FY2024)? Answer in USD millions.")
     assert p.year_basis == "calendar" and p.target_year == 2023 and p.months == ["Jul"]
+    assert p.dates == ["2023-07-29"]
     assert parse_question("What was Foo's FY2024 revenue?").year_basis == "fiscal"
     assert parse_question("What was net revenue in the 12 weeks ended March 25, 2023?"
                           ).duration == "3M"

@@ -12,12 +12,12 @@ marked unverified instead. A figure the structured path cannot verify is withhel
 reason, unless the configured LLM is declared capable of figures (``llm_figures``), whose answer
 is then gated too. A question that asks for no figure gets the LLM's text, unverified.
 
-Choosing among candidate facts for one input, best first: in a column ending in a month the
-question names (if it names a date), on a page of the statement the line item normally lives on
-(or that the question names), with the period type asked (a quarter, a full year;
-balance-sheet items are instants; a column whose header states the period type before one that
-does not), by the vocabulary's label preference, by retrieval rank of
-the page, then the leftmost column.
+Choosing among candidate facts for one input, best first: in a column ending on a date the
+question names (its header's end date, else its month), on a page of the statement the line
+item normally lives on (or that the question names), with the period type asked (a quarter, a
+full year; balance-sheet items are instants; a column whose header states the period type
+before one that does not), by the vocabulary's label preference, by retrieval rank of the page,
+then the leftmost column.
 """
 
 from __future__ import annotations
@@ -104,11 +104,13 @@ def rank_facts(facts: list[dict], pq: ParsedQuestion, concept_statement: str,
               and _duration_ok(f, pq.duration, concept_statement)
               # a cash-flow row named like a balance ("Inventories") is its change, no balance
               and not (concept_statement == "balance_sheet" and f["statement"] == "cash_flow")]
-    months = set(pq.months)
+    months, dates = set(pq.months), set(pq.dates)
     words = set(phrase.split()) - _STOP_WORDS
-    # a column whose period end the question names ("as of July 29, 2023") first; among equal
-    # candidates the leftmost column, where filings print the latest period
+    # a column whose period end the question names ("as of July 29, 2023") first, by the end
+    # date the header prints, else by its month; among equal candidates the leftmost column,
+    # where filings print the latest period
     return sorted(usable, key=lambda f: (
+        bool(dates) and f.get("end_date") not in dates,
         bool(months) and f["period_end"] not in months,
         f["statement"] not in wanted, f["statement"] not in home,
         anchor is not None and (f["doc"], f["page"], f["tbl"]) != anchor,
@@ -286,7 +288,8 @@ class Agent:
         inputs = [{"name": name, "concept": f["wanted"], "label": f["label"],
                    "printed": f["printed"], "value": f["value"], "scale": f["scale"],
                    "fiscal_year": f["fiscal_year"], "year": f["year"],
-                   "duration": f["duration"], "statement": f["statement"], "doc": f["doc"],
+                   "duration": f["duration"], "end_date": f.get("end_date"),
+                   "statement": f["statement"], "doc": f["doc"],
                    "page": f["page"], "source": f["source"],
                    "magnitude": self._magnitude(f["wanted"])}
                   for name, f in sorted(chosen.items())]

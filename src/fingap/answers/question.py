@@ -104,9 +104,24 @@ class ParsedQuestion:
     fiscal_of: dict[int, int] = field(default_factory=dict)
     # vocabulary concept -> the question's words for it (see _Context.phrases)
     phrases: dict[str, str] = field(default_factory=dict)
+    # period ends the question dates ("as of December 31, 2022" -> "2022-12-31"), matched
+    # against the end date the fact store reads from each column's header
+    dates: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {k: v for k, v in self.__dict__.items()}
+
+
+_MONTH_NUMBER = {m: i + 1 for i, m in enumerate(
+    ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"))}
+_DATED = re.compile(r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+"
+                    r"(\d{1,2}),?\s+((?:19|20)\d{2})\b", re.I)
+
+
+def dates_named(text: str) -> list[str]:
+    """The dates a question names, as ISO dates: "as of July 29, 2023" -> ["2023-07-29"]."""
+    return [f"{int(m.group(3)):04d}-{_MONTH_NUMBER[m.group(1).lower()]:02d}-"
+            f"{int(m.group(2)):02d}" for m in _DATED.finditer(text) if 1 <= int(m.group(2)) <= 31]
 
 
 def fiscal_years(text: str) -> list[int]:
@@ -539,7 +554,7 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
         return ParsedQuestion(True, "", "quoted label", input_name(name, target),
                               [(name, target)], years, target, duration, statements, "usd",
                               base.out_scale, base.decimals, months, basis,
-                              {name: " ".join(words)}, fiscal_of)
+                              {name: " ".join(words)}, fiscal_of, dates=dates_named(text))
     asked_years = sorted(set(fiscal_years(asked)))
     target = max(asked_years or years)
     base.target_year = target
@@ -625,7 +640,8 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
                           statements, unit, base.out_scale, base.decimals, months, basis,
                           {n: p for n, p in labels.items() if any(c == n for c, _ in inputs)},
                           fiscal_of, {c: p for c, p in (_term_phrases(text, vocab) | phrases)
-                                      .items() if any(c == n for n, _ in inputs)})
+                                      .items() if any(c == n for n, _ in inputs)},
+                          dates_named(text))
 
 
 LABEL_PREFIX = "row_"     # inputs named by a printed label rather than a vocabulary concept
