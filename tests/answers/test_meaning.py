@@ -269,3 +269,22 @@ def test_a_row_of_a_non_gaap_reconciliation_is_not_a_statement_figure(tmp_path):
         adjusted = "What were ACME's FY2022 adjusted net revenues? USD millions."
         g = gate.check(adjusted, pq, [inp], 5000.0, 5000.0)
         assert not any("reconciles adjusted" in r for r in g.reasons)
+
+
+def test_the_fact_stores_reading_of_the_period_beside_the_gates():
+    from fingap.answers.gate import ColumnHeader
+    from fingap.answers.meaning import store_end_reason, store_period_reason
+    from fingap.answers.question import ParsedQuestion
+
+    column = ColumnHeader(year=2023, month="Jun", duration="6M")
+    assert store_period_reason({"duration": "6M"}, column) is None
+    assert "reads its column as 3M" in store_period_reason({"duration": "3M"}, column)
+    assert store_period_reason({"duration": None}, column) is None
+    pq = ParsedQuestion(True, dates=["2023-07-02"])
+    # the latest input ends on the date asked; the year before is an earlier period by design
+    both = [{"end_date": "2023-07-02"}, {"end_date": "2022-07-03"}]
+    assert store_end_reason(both, pq) is None
+    # a neighbouring month's turn is the same period end
+    assert store_end_reason([{"end_date": "2023-06-30"}], pq) is None
+    assert "ends on 2022-12-31" in store_end_reason([{"end_date": "2022-12-31"}], pq)
+    assert store_end_reason([{"end_date": "2020-12-31"}], ParsedQuestion(True)) is None

@@ -29,3 +29,17 @@ def test_durations_by_head_cell_and_end_dates():
     assert [(c.year, c.duration, end_date(c)) for c in cols] == [
         (2023, "3M", "2023-06-30"), (2022, "3M", "2022-06-30"),
         (2023, "6M", "2023-06-30"), (2022, "6M", "2022-06-30")]
+
+
+def test_full_dates_over_columns_of_one_year_and_over_fiscal_years():
+    # a 10-Q balance sheet: two columns of 2023 and one of 2022, each under its own date
+    header = _line((300, "July"), (325, "29,"), (345, "2023"), (400, "January"), (440, "28,"),
+                   (460, "2023"), (515, "July"), (540, "30,"), (560, "2022"))
+    cols = columns(header, header_cells(header, 290), [])
+    assert [end_date(c) for c in cols] == ["2023-07-29", "2023-01-28", "2022-07-30"]
+    # fiscal years over the dates they end on: the date keeps its own year
+    above = [_line((290, "January"), (330, "1,"), (345, "2023"), (400, "January"), (440, "2,"),
+                   (455, "2022"), y=80)]
+    header = _line((300, "2022"), (410, "2021"))
+    cols = columns(header, header_cells(header, 290), above)
+    assert [(c.year, end_date(c)) for c in cols] == [(2022, "2023-01-01"), (2021, "2022-01-02")]

@@ -328,6 +328,34 @@ def period_reason(column: ColumnHeader, statement: str, stock: bool, pq: ParsedQ
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 
+def store_period_reason(inp: dict, column: ColumnHeader) -> str | None:
+    """The fact store's own reading of the column (``fingap.ingestion.table_headers``) beside
+    the gate's: two readings of one header that disagree on its duration leave the period in
+    doubt."""
+    stored = inp.get("duration")
+    if stored and column.duration and stored != column.duration:
+        return f"the fact store reads its column as {stored}, the page text as {column.duration}"
+    return None
+
+
+def store_end_reason(inputs: list[dict], pq: ParsedQuestion) -> str | None:
+    """Where the question dates its period, the latest end date the fact store read for the
+    inputs must lie within a month of the latest date named (a 52/53-week year ends near a
+    month's turn); earlier inputs are earlier periods by design."""
+    ends = [inp["end_date"] for inp in inputs if inp.get("end_date")]
+    if not ends or not pq.dates:
+        return None
+
+    def months(iso: str) -> int:
+        return int(iso[:4]) * 12 + int(iso[5:7])
+
+    latest, asked = max(ends), max(pq.dates)
+    if abs(months(latest) - months(asked)) > 1:
+        return f"the latest column read ends on {latest} (fact store), the question's " \
+            f"period on {asked}"
+    return None
+
+
 def _months_apart(a: str, b: str) -> int:
     if a not in _MONTHS or b not in _MONTHS:
         return 0
@@ -462,9 +490,12 @@ class MeaningGate:
                 checks.reasons.append(f"{inp['name']}: {found[0]}")
             else:
                 read.append(columns[found.index(None)][0])
-        reason = period_end_reason(question, read)
-        if reason:
-            checks.reasons.append(reason)
+                reason = store_period_reason(inp, columns[found.index(None)][0])
+                if reason:
+                    checks.reasons.append(f"{inp['name']}: {reason}")
+        for reason in (period_end_reason(question, read), store_end_reason(inputs, pq)):
+            if reason:
+                checks.reasons.append(reason)
         docs = {inp["doc"] for inp in inputs}
         named = companies_named(question, set(self.corpus_docs))
         for doc in sorted(docs):

@@ -42,6 +42,7 @@ class Column:
     year: int
     month: str | None = None
     day: int | None = None   # "December 31," -> 31: with month and year, the period's end
+    end_year: int | None = None  # a full date's own year ("January 1, 2023" over fiscal 2022)
     duration: str | None = None
     change: bool = False     # a change column ("% Change", "2017 vs. 2016"): no period value
 
@@ -146,30 +147,36 @@ def columns(header: Line, cells: list[tuple[Word, int | None]],
         break
     # months: "December 31," / "June 30," printed above or beside each year; one month over a
     # group of columns ("Three Months Ended June 30," then "2023 2022") holds for the group
-    # "Fiscal years ended December 31, 2022, December 25, 2021 and December 26, 2020": a full
-    # date names its year's column, wherever the caption prints it
+    # "Fiscal years ended December 31, 2022, December 25, 2021 and December 26, 2020": a line
+    # whose full dates name the columns' years one to one, in order, dates each column
     for ln in [header, *above[-4:]]:
         if ln is not header and not _PERIOD_WORDS.search(ln.text):
             continue
-        for m in _FULL_DATE.finditer(ln.text):
-            for c in cols:
-                if c.year == int(m.group(3)):
-                    c.month, c.day = m.group(1)[:3].capitalize(), int(m.group(2))
+        dates = list(_FULL_DATE.finditer(ln.text))
+        if dates and [int(m.group(3)) for m in dates] == [c.year for c in cols]:
+            for c, m in zip(cols, dates, strict=True):
+                c.month, c.day = m.group(1)[:3].capitalize(), int(m.group(2))
+                c.end_year = int(m.group(3))
+            break
     n_months = 0
     for ln in [header, *above[-2:]]:
         for k, w in enumerate(ln.words):
-            full = _FULL_DATE.match(" ".join(x.text for x in ln.words[k:k + 3]))
             # above the header, only a caption over the columns; prose there names other dates
-            if _MONTH.match(w.text) and cols and (ln is header or w.x1 >= left) and not full:
+            if _MONTH.match(w.text) and cols and (ln is header or w.x1 >= left):
                 n_months += 1
+                full = _FULL_DATE.match(" ".join(x.text for x in ln.words[k:k + 3]))
                 # the nearest column still without a date ("July 2," over the column beside
-                # "December 31, 2022")
+                # "December 31, 2022"); a full date, the nearest of its own year if any
                 open_cols = [c for c in cols if c.month is None] or cols
+                if full:
+                    open_cols = [c for c in open_cols if c.year == int(full.group(3))] or \
+                        open_cols
                 nearest = min(open_cols, key=lambda c: abs(c.x - w.xc))
                 if nearest.month is None:
                     nearest.month = w.text.rstrip(".")[:3].capitalize()
                     day = _DAY.match(ln.words[k + 1].text) if k + 1 < len(ln.words) else None
                     nearest.day = int(day.group(1)) if day else None
+                    nearest.end_year = int(full.group(3)) if full else None
     if n_months == 1:
         # one "December 31," over all the years ("December 31, / 2022  2021")
         dated = next(c for c in cols if c.month)
@@ -188,4 +195,4 @@ def end_date(col: Column) -> str | None:
     """The column's period end as an ISO date, when its header prints month and day."""
     if col.month is None or col.day is None or not 1 <= col.day <= 31:
         return None
-    return f"{col.year:04d}-{_MONTHS.index(col.month) + 1:02d}-{col.day:02d}"
+    return f"{col.end_year or col.year:04d}-{_MONTHS.index(col.month) + 1:02d}-{col.day:02d}"
