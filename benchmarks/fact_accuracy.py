@@ -30,7 +30,8 @@ SAMPLES = [
     ("annotations/fact_check.jsonl", "seed 2026, the store before issue #36's fixes"),
     ("annotations/fact_check2.jsonl", "seed 3601, after the first round of #36 fixes"),
     ("annotations/fact_check3.jsonl", "seed 3602, after the second round"),
-    ("annotations/fact_check4.jsonl", "seed 3603, after the third round: the store as it is"),
+    ("annotations/fact_check4.jsonl",
+     "seed 3603, after the third round (a later end-date fix changed 3 of its facts, no verdict)"),
 ]
 OUT = ROOT / "reports/tables_accuracy.json"
 Z95 = 1.959963984540054
