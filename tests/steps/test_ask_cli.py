@@ -126,3 +126,32 @@ def test_search_table_rows(workdir, statement_store):
                             "table_rows", "-k", "1"])
     assert r.exit_code == 0, r.output
     assert f"{DOC}  page 1" in r.output and "(1,577)" in r.output
+
+
+def test_ask_file_opens_the_llm_once_for_all_its_questions(workdir, monkeypatch):
+    import contextlib
+
+    import fingap.generation.answering as answering
+    import fingap.generation.llm as llm_mod
+
+    opened = []
+
+    @contextlib.contextmanager
+    def fake_open(params, cache_path):
+        opened.append(cache_path)
+        yield object()
+
+    monkeypatch.setattr(llm_mod, "open_llm", fake_open)
+    monkeypatch.setattr(answering, "generate_answers",
+                        lambda llm, qs, ctx, n: {k: {"answer": "Yes."} for k in qs})
+    (workdir / "params.yaml").write_text("answer: {gate: flag, max_follow_ups: 3, k: 5}\n"
+                                         "llm: {}\ngenerate: {max_new_tokens: 8}\n")
+    ev = [{"doc_name": DOC, "evidence_page_num": 1}]
+    q = _questions(workdir / "q.jsonl", [
+        {"financebench_id": f"t{i}", "question": f"Does ACME report segment {i} separately?",
+         "doc_name": DOC, "evidence": ev} for i in range(3)])
+    result = runner.invoke(app, ["ask", "--questions", str(q), "--condition", "oracle_page",
+                                 "--out", "a.jsonl"])
+    assert result.exit_code == 0, result.output
+    answers = [json.loads(line) for line in (workdir / "a.jsonl").read_text().splitlines()]
+    assert [a["path"] for a in answers] == ["llm"] * 3 and len(opened) == 1

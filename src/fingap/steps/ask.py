@@ -9,13 +9,14 @@ Retrieval methods (:mod:`fingap.steps.adhoc`): ``fingap_best`` by default, ``bm2
 ``dense`` (no training), or any built page-then-chunk method; a per-fold model is chosen
 deterministically and the record says which (``retrieval``). The LLM path (questions that
 are not figure questions, or whose figures cannot be grounded) calls the configured ``llm``
-of params.yaml, lazily, once per question.
+of params.yaml, opened on the first question that needs it and kept for the rest.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 
 from ..answers.agent import Agent, AnswerRecord
@@ -67,18 +68,29 @@ class PageRetriever:
         return pages, prov
 
 
-def _llm_answer(question: str, pages: list[tuple[str, int]], texts: dict) -> Callable[[], str]:
-    def call() -> str:
-        from ..generation.answering import generate_answers
-        from ..generation.llm import open_llm
+class SharedLLM:
+    """The configured LLM for the questions of one ``fingap ask`` call: opened on the first
+    question that needs it, kept open for the rest (loading a model per question cost more
+    than answering it), closed with the call."""
 
-        params = load_params()
-        contexts = {"q": [texts.get(p, "")[:4000] for p in pages]}
-        with open_llm(params["llm"], Path("data/cache/llm_ask.sqlite")) as llm:
-            out = generate_answers(llm, {"q": question}, contexts,
+    def __init__(self, stack: ExitStack):
+        self.stack, self.llm = stack, None
+
+    def answer(self, question: str, pages: list[tuple[str, int]],
+               texts: dict) -> Callable[[], str]:
+        def call() -> str:
+            from ..generation.answering import generate_answers
+            from ..generation.llm import open_llm
+
+            params = load_params()
+            if self.llm is None:
+                self.llm = self.stack.enter_context(
+                    open_llm(params["llm"], Path("data/cache/llm_ask.sqlite")))
+            contexts = {"q": [texts.get(p, "")[:4000] for p in pages]}
+            out = generate_answers(self.llm, {"q": question}, contexts,
                                    int(params["generate"]["max_new_tokens"]))
-        return out["q"]["answer"]
-    return call
+            return out["q"]["answer"]
+        return call
 
 
 def _agent(texts: dict, store: FactStore) -> Agent:
@@ -111,9 +123,10 @@ def ask_one(question: str, condition: str, method: str, k: int, doc: str | None)
     texts = read_page_texts(PAGES)
     q = adhoc.AdHocQuestion("q", question, doc)
     pages, prov = PageRetriever(method).pages([q], k, condition)
-    with FactStore(FACTS) as store:
+    with FactStore(FACTS) as store, ExitStack() as stack:
         rec = _agent(texts, store).answer("q", question, pages["q"],
-                                          _llm_answer(question, pages["q"], texts), doc_hint=doc)
+                                          SharedLLM(stack).answer(question, pages["q"], texts),
+                                          doc_hint=doc)
     return rec.to_dict() | {"method": method, "condition": condition, "retrieval": prov["q"]}
 
 
@@ -142,13 +155,13 @@ def ask_file(path: Path, out: Path | None, condition: str, method: str, k: int) 
               for r in rows]
         pages, prov = PageRetriever(method).pages(qs, k, condition)
     records: list[dict] = []
-    with FactStore(FACTS) as store:
-        agent = _agent(texts, store)
+    with FactStore(FACTS) as store, ExitStack() as stack:
+        agent, llm = _agent(texts, store), SharedLLM(stack)
         for r in rows:
             qid, q = r["financebench_id"], r["question"]
             hint = r.get("doc_name") if condition != "standard" else None
             rec: AnswerRecord = agent.answer(qid, q, pages[qid],
-                                             _llm_answer(q, pages[qid], texts), doc_hint=hint)
+                                             llm.answer(q, pages[qid], texts), doc_hint=hint)
             records.append(rec.to_dict() | {"method": prov[qid]["method"],
                                              "condition": condition, "retrieval": prov[qid]})
     if out is not None:
