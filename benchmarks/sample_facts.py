@@ -8,8 +8,9 @@ The checker fills them in (annotations/fact_check*.jsonl); `benchmarks/fact_accu
 them. Draw a new sample with a new seed after every parser change that the figure must cover:
 a sample the fixes were made against says nothing about the facts they were not.
 
-Samples so far: seed 2026, 110 facts (annotations/fact_sample.jsonl, the store before the
-fixes of issue #36), seed 3601, 120 facts (annotations/fact_sample2.jsonl, after them).
+Samples so far (checked in annotations/fact_check*.jsonl): seed 2026, 110 facts
+(fact_sample.jsonl, the store before issue #36's fixes); seeds 3601, 3602 and 3603, 120 facts
+each (fact_sample2/3/4.jsonl), each drawn after a round of fixes.
 """
 
 from __future__ import annotations
