@@ -175,6 +175,11 @@ def test_amount_columns_beside_percent_to_sales_cells(tmp_path):
     assert _by(pt, "Cost of products sold") == {(2022, None): 7765, (2021, None): 7955}
 
 
+def _page_right(tmp_path, texts: list[tuple[float, float, str]], xs: tuple[float, ...]):
+    """A page whose words at the value columns ``xs`` are drawn right-aligned there."""
+    return _page(tmp_path, texts, {i for i, (x, _, _) in enumerate(texts) if x in xs})
+
+
 def _table(tmp_path, head: list[tuple[float, float, str]], rows: list[tuple[str, list[str]]],
            xs: tuple[float, ...], top: float = 110, tail: list[tuple[float, float, str]] = ()):
     """A page: ``head`` words, then ``rows`` with values right-aligned at ``xs``."""
@@ -276,7 +281,7 @@ def test_scales_per_row_and_per_table(tmp_path):
     texts += _row(124, "Servicer advances (in billions)", ["1.2", "1.7"], xs) + \
         [(50, 136, "Earnings per share:")] + _row(148, "Diluted", ["1.17", "2.51"], xs) + \
         _row(160, "Weighted average diluted shares", ["1,020", "1,041"], xs)
-    pt = _page(tmp_path, texts, {i for i, (x, _, _) in enumerate(texts) if x in xs})
+    pt = _page_right(tmp_path, texts, xs)
     scale = {f.label: f.scale for f in pt.facts}
     assert scale == {"Revenues": "millions", "Inventory turns": None, "Diluted": None,
                      "Servicer advances (in billions)": "billions",
@@ -297,7 +302,7 @@ def test_a_tax_rate_reconciliation_is_percentage_points(tmp_path):
                                         ("Tax credits", ["(0.5)", "(0.8)"]),
                                         ("Effective income tax rate", ["23.1%", "23.4%"])]):
         texts += _row(144 + 12 * k, label, cells, xs)
-    pt = _page(tmp_path, texts, {i for i, (x, _, _) in enumerate(texts) if x in xs})
+    pt = _page_right(tmp_path, texts, xs)
     credits = [f for f in pt.facts if f.label == "Tax credits"]
     assert [(f.value, f.percent, f.scale) for f in credits] == [(-0.5, True, None),
                                                                (-0.8, True, None)]
@@ -310,7 +315,7 @@ def test_end_date_from_month_and_day_over_the_years(tmp_path):
              (390, 84, "December 31,"), (395, 96, "2022"), (475, 96, "2021")]
     texts += _row(110, "Total assets", ["92,364", "88,000"], xs)
     texts += _row(122, "Total liabilities", ["48,000", "47,000"], xs)
-    pt = _page(tmp_path, texts, {i for i, (x, _, _) in enumerate(texts) if x in xs})
+    pt = _page_right(tmp_path, texts, xs)
     assert {(f.year, f.end_date) for f in pt.facts if f.label == "Total assets"} == {
         (2022, "2022-12-31"), (2021, "2021-12-31")}
 
@@ -323,7 +328,7 @@ def test_an_increase_head_over_amount_and_percent_cells(tmp_path):
              (380, 96, "2022"), (430, 96, "2021"), (485, 96, "2022 vs. 2021")]
     texts += _row(110, "Consumer", ["103,506", "95,300", "8,206", "8.6%"], xs)
     texts += _row(122, "Eliminations", ["(253)", "(451)", "198", "43.9"], xs)
-    pt = _page(tmp_path, texts, {i for i, (x, _, _) in enumerate(texts) if x in xs})
+    pt = _page_right(tmp_path, texts, xs)
     assert _by(pt, "Eliminations") == {(2022, "12M"): -253, (2021, "12M"): -451}
 
 
@@ -336,7 +341,7 @@ def test_balance_columns_beside_average_columns_have_no_duration(tmp_path):
              (480, 90, "2023"), (550, 90, "2022")]
     texts += _row(104, "Commercial paper", ["11,686", "12,557", "11,057", "19,589"], xs)
     texts += _row(116, "Senior notes", ["177,966", "188,025", "180,712", "187,143"], xs)
-    pt = _page(tmp_path, texts, {i for i, (x, _, _) in enumerate(texts) if x in xs})
+    pt = _page_right(tmp_path, texts, xs)
     assert {(f.column, f.duration) for f in pt.facts if f.label == "Senior notes"} == {
         (0, None), (1, None), (2, "3M"), (3, "3M")}
 
@@ -351,7 +356,7 @@ def test_full_dates_in_a_caption_name_their_columns(tmp_path):
              (50, 84, "(in millions)"), (400, 96, "2022"), (480, 96, "2021"), (560, 96, "2020")]
     texts += _row(110, "Net revenue", ["86,392", "79,474", "70,372"], xs)
     texts += _row(122, "Cost of sales", ["40,576", "37,075", "31,797"], xs)
-    pt = _page(tmp_path, texts, {i for i, (x, _, _) in enumerate(texts) if x in xs})
+    pt = _page_right(tmp_path, texts, xs)
     assert {(f.year, f.end_date) for f in pt.facts if f.label == "Net revenue"} == {
         (2022, "2022-12-31"), (2021, "2021-12-25"), (2020, "2020-12-26")}
 
@@ -362,7 +367,7 @@ def test_a_date_over_one_column_beside_a_full_date(tmp_path):
              (50, 84, "(MILLIONS)"), (400, 84, "2023"), (455, 84, "December 31, 2022")]
     texts += _row(98, "Finished goods", ["3,048", "2,603"], xs)
     texts += _row(110, "Work-in-process", ["6,409", "5,519"], xs)
-    pt = _page(tmp_path, texts, {i for i, (x, _, _) in enumerate(texts) if x in xs})
+    pt = _page_right(tmp_path, texts, xs)
     assert {(f.year, f.end_date) for f in pt.facts if f.label == "Work-in-process"} == {
         (2023, "2023-07-02"), (2022, "2022-12-31")}
 
@@ -378,7 +383,7 @@ def test_a_caption_under_the_years_and_counts_without_a_money_scale(tmp_path):
     texts += [(50, 196, "Store data"), (400, 208, "2021"), (480, 208, "2020")]
     texts += _row(222, "Total stores (beginning of year)", ["9,962", "9,941"], xs)
     texts += _row(234, "Closed", ["(80)", "(30)"], xs)
-    pt = _page(tmp_path, texts, {i for i, (x, _, _) in enumerate(texts) if x in xs})
+    pt = _page_right(tmp_path, texts, xs)
     scale = {f.label: f.scale for f in pt.facts}
     assert scale["Rooms"] == "thousands"
     assert scale["Net cash provided by operating activities"] == "millions"
@@ -398,7 +403,7 @@ def test_per_share_items_of_an_eps_reconciliation_but_not_a_row_of_dashes(tmp_pa
         texts += _row(98 + 12 * k, label, cells, xs)
     texts += [(50, 170, "Adjusted net income per share")]
     texts += _row(182, "Gain on sale of asset group", ["-", "-"], xs)
-    pt = _page(tmp_path, texts, {i for i, (x, _, _) in enumerate(texts) if x in xs})
+    pt = _page_right(tmp_path, texts, xs)
     scale = {f.label: f.scale for f in pt.facts}
     assert scale == {"Operating income": "millions", "Diluted EPS": None, "Restructuring": None,
                      "Intangible asset amortization": None, "Net earnings": "millions",
@@ -414,7 +419,7 @@ def test_label_over_three_lines_and_text_cells_beside_it(tmp_path):
     texts += _row(116, "issuance", ["13,538", "9,387"], xs)
     texts += _row(130, "2025 Notes", ["971", "970"], xs) + [(200, 130, "Senior Secured Notes"),
                                                             (330, 130, "February 15, 2025")]
-    pt = _page(tmp_path, texts, {i for i, (x, _, _) in enumerate(texts) if x in xs})
+    pt = _page_right(tmp_path, texts, xs)
     labels = {f.label for f in pt.facts}
     assert labels == {"Structured notes(a)", "Total long-term unsecured funding - issuance",
                       "2025 Notes"}
@@ -429,6 +434,6 @@ def test_column_heads_after_rows_start_a_table_without_periods(tmp_path):
     texts += [(395, 124, "Pension"), (470, 124, "Other")]   # another table's heads, no years
     texts += _row(138, "Amortization of net loss", ["144", "3"], xs)
     texts += _row(150, "Total", ["140", "1"], xs)
-    pt = _page(tmp_path, texts, {i for i, (x, _, _) in enumerate(texts) if x in xs})
+    pt = _page_right(tmp_path, texts, xs)
     assert {f.label for f in pt.facts} == {"Service cost", "Interest cost"}
     assert pt.skipped["value row without a period header"] == 2

@@ -37,8 +37,9 @@ _FY = re.compile(r"\b(?:fy|fiscal(?:\s+year)?)\s*'?(\d{4}|\d{2})\b|\b((?:19|20)\
 _MULTI_YEAR = re.compile(r"\b(\d|two|three|four|five)[- ]year\s+average", re.I)
 _YEAR_RANGE = re.compile(r"(?:\bfy|\bfiscal(?:\s+year)?)?\s*'?\d{2,4}\s*(?:-|\u2013|to|through)\s*"
                          r"(?:fy|fiscal(?:\s+year)?)?\s*'?\d{2,4}\b", re.I)
+# a dated period: month (1), day (2), year (3)
 _DATE_IN_TEXT = re.compile(r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+"
-                           r"\d{1,2},?\s+(?:19|20)\d{2}\b", re.I)
+                           r"(\d{1,2}),?\s+((?:19|20)\d{2})\b", re.I)
 _WORD_NUMBERS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
 _DECIMALS = re.compile(r"\b(\d|zero|one|two|three|four)\s+decimal(?:\s+places?|\s+points?)?",
                        re.I)
@@ -114,14 +115,13 @@ class ParsedQuestion:
 
 _MONTH_NUMBER = {m: i + 1 for i, m in enumerate(
     ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"))}
-_DATED = re.compile(r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+"
-                    r"(\d{1,2}),?\s+((?:19|20)\d{2})\b", re.I)
 
 
 def dates_named(text: str) -> list[str]:
     """The dates a question names, as ISO dates: "as of July 29, 2023" -> ["2023-07-29"]."""
     return [f"{int(m.group(3)):04d}-{_MONTH_NUMBER[m.group(1).lower()]:02d}-"
-            f"{int(m.group(2)):02d}" for m in _DATED.finditer(text) if 1 <= int(m.group(2)) <= 31]
+            f"{int(m.group(2)):02d}" for m in _DATE_IN_TEXT.finditer(text)
+            if 1 <= int(m.group(2)) <= 31]
 
 
 def fiscal_years(text: str) -> list[int]:

@@ -119,17 +119,13 @@ def statement_kind(text: str) -> str:
 
 # rows whose values are no money amount even under an "(in millions)" caption: per-share
 # amounts and ratios ("except per share data and financial ratios")
-_NOT_MONEY = re.compile(r"per\s+(common\s+|diluted\s+|basic\s+)?share|\beps\b|\bratios?\b|"
-                        r"\bturns\b|\bturnover\b", re.I)
+_PER_SHARE = re.compile(r"per\s+(?:common\s+|diluted\s+|basic\s+)?share|\beps\b", re.I)
+_NOT_MONEY = re.compile(_PER_SHARE.pattern + r"|\bratios?\b|\bturns\b|\bturnover\b", re.I)
 # a row that counts things: no money scale unless its own table or label prints one
 _COUNT = re.compile(r"\b(?:stores|employees|customers|accounts|locations|restaurants|"
                     r"warehouses|clubs|members|subscribers|headcount|number\s+of)\b", re.I)
 # a row of percentages or percentage points, printed without "%" on its cells
 _PERCENT_LABEL = re.compile(r"^%|\bpercent(?:age)?s?\b|%\s+of\b", re.I)
-
-
-def _is_per_share(label: str) -> bool:
-    return bool(re.search(r"per\s+(common\s+|diluted\s+|basic\s+)?share|\beps\b", label, re.I))
 
 
 def _year_label(line: Line, left_margin: float) -> None:
@@ -338,7 +334,7 @@ def page_tables(doc: str, page: int, raw_words: list[tuple], text: str) -> PageT
         cents = any(pv.value != 0 for pv in cells) and all(
             pv.value == 0 or (decimals_of(pv.text) == 2 and abs(pv.value) < 100) for pv in cells)
         per_share = not shares and (bool(_NOT_MONEY.search(label)) or
-                                    (_is_per_share(section) and cents))
+                                    (bool(_PER_SHARE.search(section)) and cents))
         # the items under "Diluted EPS" in a reconciliation are per-share amounts too
         per_share_run = (per_share or per_share_run) and cents
         not_money = per_share or per_share_run
