@@ -79,3 +79,9 @@ def test_header_columns_read_durations_and_end_months():
     balance = "Consolidated Balance Sheets\nDecember 31,\n2022\n2021\nTotal assets\n50\n40\n"
     (hit,) = row_hits(balance, "Total assets", 50)
     assert hit.columns[0].duration is None and hit.statement == "balance_sheet"
+
+
+def test_a_dash_cell_above_a_number_is_two_cells():
+    text = "Proceeds from sale of businesses\n-\n1,065\n"
+    assert value_on_page(1065, text) and not value_on_page(-1065, text)
+    assert value_on_page(1065, "Total $ 1,065\n")

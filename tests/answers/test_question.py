@@ -59,7 +59,7 @@ def test_quarters_and_ten_q_default():
 @pytest.mark.parametrize("text, reason", [
     ("Is Foo a capital-intensive business based on FY2022 data?", "yes/no"),
     ("What drove the revenue change?", "no fiscal year"),
-    ("What was the FY2022 headcount in Ohio?", "no line item recognised"),
+    ("What was the FY2022 figure?", "no line item recognised"),
     ("", "empty"),
 ])
 def test_non_figure_questions_say_why(text, reason):
@@ -174,8 +174,8 @@ def test_unknown_line_items_in_a_definition_are_looked_up_by_their_label():
                        "equipment) / total operating revenues.")
     assert p.figure and p.labels == {"row_cost_services": "cost services",
                                      "row_cost_wireless_equipment": "cost wireless equipment"}
-    # outside a definition an unknown phrase stays unknown: no guessing on "the figure"
-    assert not parse_question("What was the FY2022 widget count of Foo?").figure
+    # a phrase that names a ratio is no printed line item: no guessing on "the widget ratio"
+    assert not parse_question("What was the FY2022 widget ratio of Foo?").figure
 
 
 def test_a_fiscal_period_the_question_also_dates_is_read_by_its_date():
@@ -264,3 +264,9 @@ def test_the_questions_words_for_a_line_item_are_kept():
     p = parse_question("By what percentage did net income attributable to Foo plc grow in "
                        "fiscal 2023 versus fiscal 2022?")
     assert p.phrases["net_income"].startswith("net income attributable to foo plc")
+
+
+def test_a_line_item_outside_the_vocabulary_is_kept_as_its_phrase():
+    # no vocabulary term: the agent resolves the phrase against the printed row labels
+    p = parse_question("What was the FY2022 headcount in Ohio?")
+    assert p.figure and p.labels == {"row_headcount_ohio": "headcount ohio"}

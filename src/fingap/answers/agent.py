@@ -29,9 +29,10 @@ from dataclasses import dataclass, field
 from ..ingestion.numbers import SCALES
 from .calculator import CalcError, evaluate
 from .fact_store import FactStore
-from .labels import Vocabulary
-from .meaning import GateParams, MeaningGate
+from .labels import Vocabulary, normalise_phrase
+from .meaning import GateParams, MeaningGate, company_positions
 from .question import LABEL_PREFIX, NOT_FIGURE_REASONS, ParsedQuestion, parse_question
+from .resolver import ResolverParams, resolve_rows
 
 GATE_MODES = ("flag", "abstain")
 _COST_WORDS = re.compile(r"\b(?:expenses?|costs?)\b")
@@ -140,7 +141,8 @@ def format_answer(value: float, unit: str, scale: str | None, decimals: int) -> 
 class Agent:
     def __init__(self, store: FactStore, page_texts: dict[tuple[str, int], str],
                  vocab: Vocabulary | None = None, gate: str = "abstain", max_follow_ups: int = 3,
-                 gate_params: GateParams | None = None, llm_figures: bool = False):
+                 gate_params: GateParams | None = None, llm_figures: bool = False,
+                 resolver: ResolverParams | None = None):
         """``gate``: a figure that fails the gate is withheld (abstain) or given unverified
         (flag). ``llm_figures``: the configured LLM may answer figure questions (a capable,
         served model); off, a figure the structured path cannot verify is withheld."""
@@ -150,6 +152,7 @@ class Agent:
         self.vocab = vocab or Vocabulary.load()
         self.gate, self.max_follow_ups = gate, max_follow_ups
         self.llm_figures = llm_figures
+        self.resolver = resolver or ResolverParams()
         self.meaning = MeaningGate(store, page_texts, self.vocab, gate_params)
 
     # ------------------------------------------------------------ structured path
@@ -235,16 +238,29 @@ class Agent:
 
     def _lookup(self, pq: ParsedQuestion, concept: str, year: int,
                 pages: list | None = None, doc: str | None = None) -> list[dict]:
-        """Facts for one input: by vocabulary concept, or, for a line item the vocabulary does
-        not know ("cost of services"), by the words of its printed label, in order."""
-        what = {"label_words": pq.labels[concept].split()} if concept in pq.labels else \
-            {"concept": concept}
-        facts = self.store.query(doc=doc, pages=pages, **what, **self._period(pq, year))
+        """Facts for one input: the rows of the period on the given pages (or document), resolved
+        against the operand by the line-item resolver (``fingap.answers.resolver``): the
+        vocabulary's concept first, else the printed labels that share the operand's words."""
+        facts = self.store.query(doc=doc, pages=pages, **self._period(pq, year))
         if not facts and pq.year_basis == "calendar" and year in pq.fiscal_of:
             # columns headed by the fiscal year ("2022" over "At January 1, 2023")
-            facts = self.store.query(doc=doc, pages=pages, **what,
-                                     fiscal_year=pq.fiscal_of[year])
-        return facts
+            facts = self.store.query(doc=doc, pages=pages, fiscal_year=pq.fiscal_of[year])
+        phrase = self._phrase(pq, concept)
+        words = phrase.split()
+        docs = {f["doc"] for f in facts}
+        skip = {w for i, w in enumerate(words) if i in company_positions(words, docs)}
+        return resolve_rows(phrase, None if concept in pq.labels else concept, facts,
+                            self.resolver, skip)
+
+    def _phrase(self, pq: ParsedQuestion, concept: str) -> str:
+        """The operand's words: its printed-label phrase, the question's words for a concept,
+        else the concept's first name in the vocabulary."""
+        if concept in pq.labels:
+            return pq.labels[concept]
+        if concept in pq.phrases:
+            return pq.phrases[concept]
+        c = self.vocab.concepts.get(concept)
+        return normalise_phrase(c.terms[0] if c and c.terms else concept.replace("_", " "))
 
     def _statement(self, concept: str) -> str:
         c = self.vocab.concepts.get(concept)

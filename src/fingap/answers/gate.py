@@ -33,7 +33,8 @@ _DATE_WORDS = re.compile(
     r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?|\b(?:at|as|of|on|year|years|"
     r"ended|ending|fiscal|fy|quarter|months|weeks|three|six|nine|twelve|period|and)\b|"
     r"\b\d{1,2}\b|\(\w\)|[,.:'\u2019]", re.I)
-_NUMBER_TOKEN = re.compile(r"\(?-?\$?\s?\d[\d,]*(?:\.\d+)?\)?%?")
+# "$ 1,065" is one number; a dash cell above a number ("-\n1,065") is two cells, not -1,065
+_NUMBER_TOKEN = re.compile(r"\(?-?\$?[ \t]?\d[\d,]*(?:\.\d+)?\)?%?")
 
 
 @dataclass

@@ -410,7 +410,13 @@ class MeaningGate:
             skip = company_positions(words, {inp["doc"]})
             return " ".join(w for i, w in enumerate(words) if i not in skip)
 
-        scores = self.matcher.scores(self.phrases(concept, pq),
+        # ... nor in the question's phrase ("ACME's proceeds from sale of businesses")
+        def plain_phrase(phrase: str) -> str:
+            words = normalise_phrase(phrase).split()
+            skip = company_positions(words, {inp["doc"]})
+            return " ".join(w for i, w in enumerate(words) if i not in skip)
+
+        scores = self.matcher.scores([plain_phrase(x) for x in self.phrases(concept, pq)],
                                      [plain(x) for x in (inp["label"], *labels)])
         lead = float(scores[1:].max() - scores[0]) if len(scores) > 1 else -1.0
         return float(scores[0]), lead

@@ -210,7 +210,8 @@ _CHANGE_IN = re.compile(r"^change\s+in\s+(?P<x>.+)$")
 _DAYS = re.compile(r"\bin\s+days\b|\bdays\s*[,.]?\s*(?:one|two|zero|\d)\s+decimal|"
                    r"\bdays\s*[?.]?\s*$|\bdays\s+(?:sales|inventory|payables?)\b|"
                    r"\b(?:dso|dio|dpo)\b|conversion\s+cycle", re.I)
-_RATIO_WORDS = re.compile(r"%|percent|margin|ratio|\brate\b|cagr|turnover|\bdays\b|growth|"
+# (word-bounded: "operations" holds no ratio)
+_RATIO_WORDS = re.compile(r"%|percent|margin|\bratios?\b|\brate\b|cagr|turnover|\bdays\b|growth|"
                           r"\bchange\b|\breturn\s+on\b|\bper\b|\byield\b", re.I)
 _DEPTH = 4
 
@@ -273,10 +274,9 @@ class _Context:
     library: dict[str, Metric]
     defs: dict[str, str]
     depth: int = 0
-    # inside a definition, a line item the vocabulary does not know is looked up by its printed
-    # label ("cost of services"); the names found go into ``labels`` (name -> label phrase)
+    # a line item the vocabulary does not know is looked up by its printed label ("cost of
+    # services", by the resolver); the names found go into ``labels`` (name -> label phrase)
     labels: dict[str, str] = field(default_factory=dict)
-    labels_allowed: bool = False
     # concept -> the words the question names it with ("net income attributable to Foo plc"):
     # the agent prefers the printed row those words describe best
     phrases: dict[str, str] = field(default_factory=dict)
@@ -307,7 +307,7 @@ def _operand(phrase: str, ctx: _Context) -> tuple[str, str]:
         # 1. the question's own definition of exactly this name ("DPO is defined as ...")
         if norm in ctx.defs:
             try:
-                return _parenthesised(_expression(ctx.defs[norm], _in_definition(sub)))
+                return _parenthesised(_expression(ctx.defs[norm], sub))
             except CalcError:
                 pass  # "Calculate X using A and B" is no formula: read X otherwise
         # 2. shapes around other operands: "change in X", "X as a % of Y", "X % margin"
@@ -323,7 +323,7 @@ def _operand(phrase: str, ctx: _Context) -> tuple[str, str]:
             if len(name) > 3 and re.search(rf"(?<![a-z0-9]){re.escape(name)}(?![a-z0-9])",
                                            norm):
                 try:
-                    return _parenthesised(_expression(ctx.defs[name], _in_definition(sub)))
+                    return _parenthesised(_expression(ctx.defs[name], sub))
                 except CalcError:
                     break
     lib = _library_match(norm, ctx.library)
@@ -347,7 +347,9 @@ def _operand(phrase: str, ctx: _Context) -> tuple[str, str]:
         return f"({expand(metric.expr, year, x)})", metric.unit
     if not terms:
         words = [w for w in norm.split() if w not in _STOP]
-        if not ctx.labels_allowed or len(words) < 2 or len(words) > 8:
+        # a phrase that names a ratio, rate or change ("receivable days", "widget ratio") is a
+        # metric the parser could not build, never a printed line item
+        if len(words) < 2 or len(words) > 8 or _RATIO_WORDS.search(norm):
             raise CalcError(f"no line item recognised in {phrase.strip()!r}")
         name = LABEL_PREFIX + "_".join(re.sub(r"[^a-z]", "", w) or "x" for w in words)
         ctx.labels[name] = " ".join(words)
@@ -596,13 +598,13 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
         for y in ([change_years[0], change_years[-1]] if changed else span or [target]):
             ctx = _Context(y, vocab, library, defs, labels=labels, phrases=phrases)
             try:
-                expression, unit = _expression(main_def, _in_definition(ctx)) if main_def \
+                expression, unit = _expression(main_def, ctx) if main_def \
                     else _expression(asked_core, ctx)
             except CalcError:
                 if defs:
                     # the question names its metric only through its definition
                     expression, unit = _expression(next(iter(defs.values())),
-                                                   _in_definition(ctx))
+                                                   ctx)
                 else:
                     # "Boeing's total current liabilities at ...: what was the figure?" names
                     # the line item before the question word
@@ -671,10 +673,6 @@ def _term_phrases(text: str, vocab: Vocabulary) -> dict[str, str]:
             tail.append(w)
         out[concept] = " ".join([norm[start:end], *tail])
     return out
-
-
-def _in_definition(ctx: _Context) -> _Context:
-    return replace(ctx, labels_allowed=True)
 
 
 _CLAUSE = re.compile(r"[:;?]|\s[-\u2013\u2014]\s")

@@ -141,7 +141,7 @@ NUMERIC_DOMAINS: dict[str, Domain] = {
     "evaluate.k": _COUNT, "evaluate.bootstrap_resamples": Domain(int, 100),
     "evaluate.bootstrap_seed": _SEED,
     "answer.k": _COUNT, "answer.max_follow_ups": Domain(int, 0),
-    "answer.label_threshold": _SHARE, "answer.label_margin": _SHARE,
+    "answer.label_threshold": _SHARE, "answer.label_margin": _SHARE, "answer.min_overlap": _SHARE,
 }
 
 

@@ -24,6 +24,7 @@ from ..answers.fact_store import FactStore
 from ..answers.gate import value_on_page
 from ..answers.labels import Vocabulary
 from ..answers.meaning import GateParams
+from ..answers.resolver import ResolverParams
 from ..core.io import JsonlError, iter_jsonl, read_jsonl, write_json, write_jsonl, write_text
 from ..core.params import ParamError, check_numeric_domains, require_choice, require_int
 from ..evaluation.answer_report import render_answers_report
@@ -52,7 +53,17 @@ def validate_answer(params: dict, generate_params: dict) -> dict:
     if not isinstance(runs, list) or not runs:
         raise ParamError("generate.runs must list the [method, condition] runs to answer")
     return {"gate": gate, "max_follow_ups": follow, "k": k, "runs": [tuple(r) for r in runs],
-            "gate_params": gate_params(params), "llm_figures": llm_figures(params)}
+            "gate_params": gate_params(params), "llm_figures": llm_figures(params),
+            "resolver": resolver_params(params)}
+
+
+def resolver_params(params: dict) -> ResolverParams:
+    """The line-item resolver's switches from the ``answer`` section (defaults where absent)."""
+    check_numeric_domains({"answer": params})
+    prior = params.get("vocabulary_prior", ResolverParams.vocabulary_prior)
+    if not isinstance(prior, bool):
+        raise ParamError(f"answer.vocabulary_prior must be true or false, got {prior!r}")
+    return ResolverParams(prior, float(params.get("min_overlap", ResolverParams.min_overlap)))
 
 
 def gate_params(params: dict) -> GateParams:
@@ -229,7 +240,7 @@ def run_answer(params: dict, generate_params: dict, questions_path: Path, pages_
     texts = read_page_texts(pages_path)
     annotated = load_annotations(annotations_path)
     vocab = Vocabulary.load()
-    report: dict = {"params": {k: (v.__dict__ if k == "gate_params" else v)
+    report: dict = {"params": {k: (v.__dict__ if k in ("gate_params", "resolver") else v)
                                for k, v in ap.items() if k != "runs"}, "runs": {},
                     "breakdown": {}, "vs_llm_only": {},
                     # the questions StrictAcc_numeric is computed on (one number in the gold)
@@ -237,7 +248,7 @@ def run_answer(params: dict, generate_params: dict, questions_path: Path, pages_
                                                 if single_number_gold(q.answer))}
     with FactStore(facts_path) as store:
         agent = Agent(store, texts, vocab, ap["gate"], ap["max_follow_ups"], ap["gate_params"],
-                      ap["llm_figures"])
+                      ap["llm_figures"], ap["resolver"])
         for (method, cond), path in inputs_by_run.items():
             per_q = [r for r in read_jsonl(path) if r["question_id"] in questions]
             pages = {r["question_id"]: retrieved_pages(r, ap["k"]) for r in per_q}

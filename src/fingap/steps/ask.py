@@ -94,12 +94,12 @@ class SharedLLM:
 
 
 def _agent(texts: dict, store: FactStore) -> Agent:
-    from .answer import gate_params, llm_figures
+    from .answer import gate_params, llm_figures, resolver_params
 
     ap = load_params().get("answer") or {}
     return Agent(store, texts, gate=ap.get("gate", "abstain"),
                  max_follow_ups=int(ap.get("max_follow_ups", 3)), gate_params=gate_params(ap),
-                 llm_figures=llm_figures(ap))
+                 llm_figures=llm_figures(ap), resolver=resolver_params(ap))
 
 
 def _check_inputs(condition: str, method: str | None) -> None:

@@ -1,0 +1,95 @@
+"""The line-item resolver with and without the finance vocabulary's prior, side by side ->
+reports/answer_sets/vocabulary_prior.json.
+
+Every question set is answered under Oracle-Page (its gold pages) twice in one process: with
+``answer.vocabulary_prior`` on (rows the vocabulary reads as the operand's concept first) and
+off (every operand resolved by the words its printed label shares with the question). The
+sets: the public 45 metrics-generated FinanceBench questions and the project's own sets
+(``annotations/<name>_questions.jsonl``). Everything else comes from params.yaml ``answer``.
+
+    python benchmarks/vocabulary_prior.py [--sets public paraphrase fresh ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from fingap.answers.agent import Agent
+from fingap.answers.fact_store import FactStore
+from fingap.core.io import read_jsonl, write_json
+from fingap.core.params import load_params
+from fingap.evaluation.scoring import METRICS_GENERATED
+from fingap.evaluation.selective import selective_metrics
+from fingap.ingestion.extract import read_page_texts
+from fingap.steps.answer import (
+    OWN_SETS,
+    doc_type_of,
+    gate_params,
+    llm_figures,
+    record_value_matches,
+    resolver_params,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+KEEP = ("n", "StrictAcc", "Coverage", "verified", "verified_correct", "verified_wrong",
+        "VerifiedPrecision", "VerifiedPrecision_CI95")
+
+
+def question_set(name: str) -> list[dict]:
+    """(id, question, answer, doc, gold pages) of a set; "public": FinanceBench's 45."""
+    if name == "public":
+        return [{"id": q["id"], "question": q["question"], "answer": q["answer"],
+                 "doc": q["doc"], "pages": [tuple(p) for p in q["gold_pages"]]}
+                for q in read_jsonl(ROOT / "data/corpus/questions.jsonl")
+                if q["status"] == "evaluated" and q["question_type"] == METRICS_GENERATED]
+    return [{"id": r["financebench_id"], "question": r["question"], "answer": r["answer"],
+             "doc": r.get("doc_name"),
+             "pages": list(dict.fromkeys((e["doc_name"], int(e["evidence_page_num"]))
+                                         for e in r.get("evidence") or []))}
+            for r in read_jsonl(ROOT / f"annotations/{name}_questions.jsonl")]
+
+
+def score_set(agent: Agent, rows: list[dict]) -> dict:
+    scores = []
+    for r in rows:
+        rec = agent.answer(r["id"], r["question"], r["pages"], "", doc_hint=r["doc"],
+                           doc_type=doc_type_of(r["doc"]))
+        answered = rec.value is not None and not rec.abstained
+        scores.append({"question_id": r["id"], "answered": answered,
+                       "correct": answered and record_value_matches(rec.to_dict(), r["answer"]),
+                       "verified": rec.verified and answered, "confidence": rec.confidence})
+    m = selective_metrics(scores)
+    return {k: m[k] for k in KEEP}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sets", nargs="+", default=["public", *OWN_SETS])
+    args = parser.parse_args()
+    ap = load_params()["answer"]
+    texts = read_page_texts(ROOT / "data/pages/pages.jsonl")
+    base = resolver_params(ap)
+    report: dict = {"condition": "oracle_page", "resolver": base.__dict__, "sets": {}}
+    with FactStore(ROOT / "data/facts/facts.sqlite") as store:
+        agents = {prior: Agent(store, texts, gate=ap["gate"],
+                               max_follow_ups=int(ap["max_follow_ups"]),
+                               gate_params=gate_params(ap), llm_figures=llm_figures(ap),
+                               resolver=replace(base, vocabulary_prior=prior))
+                  for prior in (True, False)}
+        for name in args.sets:
+            rows = question_set(name)
+            t0 = time.perf_counter()
+            report["sets"][name] = {("prior_on" if prior else "prior_off"): score_set(a, rows)
+                                    for prior, a in agents.items()}
+            print(name, json.dumps({k: (v["StrictAcc"], v["verified"], v["verified_wrong"])
+                                    for k, v in report["sets"][name].items()}),
+                  f"{time.perf_counter() - t0:.0f}s")
+    write_json(ROOT / "reports/answer_sets/vocabulary_prior.json", report)
+
+
+if __name__ == "__main__":
+    main()

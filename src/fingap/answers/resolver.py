@@ -1,0 +1,98 @@
+"""The line-item resolver: which printed row an operand's phrase names, read from the rows.
+
+An operand of a figure question ("the carrying value of the merchandise stock", "cost of
+services", a vocabulary concept such as ``inventory``) is matched against the row labels that
+the candidate pages print, not against a list of names, by two signals:
+
+- the vocabulary prior: rows the finance vocabulary reads as the operand's own concept come
+  first (all of them: the agent orders them by period, statement and page, the question's own
+  words breaking ties). A prior, not the only way in: when the candidate pages print no such
+  row (then a row the vocabulary reads as another concept is ruled out), or the prior is off
+  (``answer.vocabulary_prior``, so the resolver can be measured without it), the operand is
+  resolved by
+- lexical overlap: the Dice coefficient of the content-word stems of phrase and label, the
+  company's own name dropped from both. The labels with the highest overlap win (ties kept),
+  if it reaches ``answer.min_overlap``; else the operand is not found on these pages.
+
+The semantic check of a chosen row stays with the meaning gate (``fingap.answers.meaning``),
+whose sentence embedder takes no part here: the row is chosen by words and the vocabulary, and
+judged by an independent score.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from .labels import normalise_phrase
+
+# function words, and words that say how a question asks rather than which line item
+_STOP = {"the", "a", "an", "of", "and", "or", "for", "in", "on", "at", "to", "from", "its",
+         "their", "by", "as", "with", "that", "this", "was", "were", "is", "are", "be", "it",
+         "did", "does", "do", "has", "have", "had", "what", "how", "much", "many", "which",
+         "company", "companys", "total", "amount", "figure", "value", "reported", "usd",
+         "million", "millions", "billion", "billions", "thousand", "thousands", "dollars",
+         "year", "years", "fiscal", "fy", "end", "ended", "ending", "period", "during", "per"}
+_DIGITS = re.compile(r"\d")
+
+
+@lru_cache(maxsize=20_000)
+def stem(word: str) -> str:
+    """A light English stem: plural and common inflections off ("liabilities" -> "liabilit",
+    "expenses" -> "expens", "operating" -> "operat")."""
+    for suffix in ("ies", "ied", "ing", "es", "ed", "s", "y", "e"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[:-len(suffix)]
+    return word
+
+
+def content_stems(text: str, skip: set[str] = frozenset()) -> frozenset[str]:
+    """The stems of a normalised text's content words (no function words, numbers or the
+    words in ``skip``, e.g. the company's name)."""
+    return frozenset(stem(w) for w in text.split()
+                     if w not in _STOP and w not in skip and not _DIGITS.search(w) and len(w) > 1)
+
+
+def lexical_overlap(phrase: frozenset[str], label: frozenset[str]) -> float:
+    """Dice coefficient of two stem sets, in [0, 1]."""
+    if not phrase or not label:
+        return 0.0
+    return 2 * len(phrase & label) / (len(phrase) + len(label))
+
+
+@dataclass(frozen=True)
+class ResolverParams:
+    vocabulary_prior: bool = True
+    # a label without the prior must share at least this Dice overlap with the phrase
+    min_overlap: float = 0.5
+
+
+def resolve_rows(phrase: str, concept: str | None, facts: list[dict],
+                 params: ResolverParams = ResolverParams(),
+                 skip_words: set[str] = frozenset()) -> list[dict]:
+    """The candidate facts for an operand, each with ``resolver_overlap`` (and
+    ``resolver_prior``). With the prior on and rows the vocabulary reads as ``concept``: all of
+    those (the agent orders them by period and statement, the question's words breaking ties).
+    Otherwise the facts of the labels with the highest lexical overlap with ``phrase``, if it
+    reaches ``min_overlap``; [] when no label qualifies."""
+    want = content_stems(normalise_phrase(phrase), skip_words)
+    overlap: dict[str, float] = {}
+    for f in facts:
+        if f["label_norm"] not in overlap:
+            overlap[f["label_norm"]] = lexical_overlap(
+                want, content_stems(f["label_norm"] or "", skip_words))
+    if params.vocabulary_prior and concept is not None:
+        own = [f for f in facts if f["concept"] == concept]
+        if own:
+            return [f | {"resolver_prior": True,
+                         "resolver_overlap": round(overlap[f["label_norm"]], 4)} for f in own]
+        # the prior also rules out: a row the vocabulary reads as another line item ("Total
+        # current assets" for total assets) is not this one, however many words it shares
+        facts = [f for f in facts if f["concept"] is None]
+        overlap = {f["label_norm"]: overlap[f["label_norm"]] for f in facts}
+    best = max(overlap.values(), default=0.0)
+    if best < params.min_overlap:
+        return []
+    return [f | {"resolver_prior": False, "resolver_overlap": round(best, 4)}
+            for f in facts if overlap[f["label_norm"]] == best]

@@ -1,0 +1,75 @@
+import pytest
+
+from fingap.answers.agent import Agent
+from fingap.answers.resolver import (
+    ResolverParams,
+    content_stems,
+    lexical_overlap,
+    resolve_rows,
+    stem,
+)
+
+from ..conftest import DOC
+
+
+def _fact(label: str, concept: str | None = None, page: int = 1) -> dict:
+    return {"label_norm": label, "concept": concept, "page": page}
+
+
+def test_stems_drop_function_words_numbers_and_the_skip_list():
+    assert stem("liabilities") == stem("liability") == "liabilit"
+    assert stem("expenses") == stem("expense")
+    assert stem("tax") == "tax"                      # too short to cut
+    assert content_stems("total cost of the services sold in 2022") == {"cost", "servic", "sold"}
+    assert content_stems("acme cost of services", {"acme"}) == {"cost", "servic"}
+
+
+def test_lexical_overlap_is_the_dice_coefficient():
+    a, b = frozenset({"cost", "servic"}), frozenset({"cost", "servic", "sold"})
+    assert lexical_overlap(a, b) == pytest.approx(0.8)
+    assert lexical_overlap(a, frozenset()) == 0.0
+
+
+def test_the_vocabulary_prior_keeps_every_row_of_the_concept():
+    facts = [_fact("net sales", "revenue", 1), _fact("revenue by segment", None, 2),
+             _fact("net sales", "revenue", 3)]
+    out = resolve_rows("revenue", "revenue", facts)
+    assert [f["page"] for f in out] == [1, 3] and all(f["resolver_prior"] for f in out)
+
+
+def test_without_a_concept_row_the_best_printed_label_wins_and_other_concepts_are_ruled_out():
+    facts = [_fact("total current assets", "current_assets"),
+             _fact("cost of services", None, 2), _fact("cost of products", None, 3)]
+    # "assets" shares words with "total current assets", which the vocabulary reads as
+    # another line item: ruled out under the prior, chosen by words without it
+    assert resolve_rows("total assets", "total_assets", facts) == []
+    off = resolve_rows("total assets", "total_assets", facts, ResolverParams(False))
+    assert [f["label_norm"] for f in off] == ["total current assets"]
+    out = resolve_rows("cost of services", None, facts)
+    assert [f["page"] for f in out] == [2] and out[0]["resolver_overlap"] == 1.0
+
+
+def test_a_label_sharing_too_few_words_is_no_match():
+    facts = [_fact("short term investments"), _fact("accounts payable")]
+    assert resolve_rows("the carrying value of merchandise stock", None, facts) == []
+    assert resolve_rows("payable", None, facts, ResolverParams(min_overlap=0.7)) == []
+    assert len(resolve_rows("payable", None, facts, ResolverParams(min_overlap=0.6))) == 1
+
+
+def test_the_prior_off_resolves_a_concept_by_the_questions_words(statement_store):
+    store, texts = statement_store
+    question = "What was ACME's FY2022 cost of sales in USD millions?"
+    on = Agent(store, texts).answer("q", question, [(DOC, 2)])
+    off = Agent(store, texts, resolver=ResolverParams(vocabulary_prior=False)).answer(
+        "q", question, [(DOC, 2)])
+    assert on.value == off.value == 16682 and off.verified
+    assert off.inputs[0]["label"] == "Cost of sales"
+
+
+def test_a_line_item_outside_the_vocabulary_is_read_from_the_printed_label(statement_store):
+    store, texts = statement_store
+    rec = Agent(store, texts).answer(
+        "q", "How much did ACME receive in proceeds from sale of businesses in FY2021, "
+        "in USD millions?", [(DOC, 1)])
+    assert rec.path == "structured" and rec.value == 1065
+    assert rec.inputs[0]["label"] == "Proceeds from sale of businesses"
