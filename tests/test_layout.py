@@ -1,6 +1,6 @@
-"""The package layout's rules (README "Layout"), checked on the source, lazy imports included:
-the library never imports ``fingap.steps`` or the CLI, packages import only the layers below
-them, and no module imports itself back through others."""
+"""The package layout's rules (README "Layout", docs/pipeline.md "Where the code is"), checked
+on the source, lazy imports included: the library never imports ``fingap.steps`` or the CLI,
+packages import only the layers below them, and no module imports itself back through others."""
 
 from __future__ import annotations
 
