@@ -1,4 +1,9 @@
-from fingap.answers.expression_checks import dimension_reason, weight_reason, years_reason
+from fingap.answers.expression_checks import (
+    average_reason,
+    dimension_reason,
+    weight_reason,
+    years_reason,
+)
 from fingap.answers.question import parse_question
 
 
@@ -39,3 +44,11 @@ def test_every_year_the_question_names_is_read():
     pq2 = parse_question(q2)
     assert years_reason(q2, pq2.__class__(**{**pq2.__dict__, "inputs": [("revenue", 2023)]}),
                         [{"year": 2023, "fiscal_year": 2024}]) is None
+
+
+def test_an_average_asked_needs_a_formula_that_takes_one():
+    q = "Sales per dollar of assets, using the average of the opening and closing balances?"
+    assert average_reason(q, "revenue__fy2016 / total_assets__fy2016")
+    assert average_reason(q, "revenue__fy2016 / ((total_assets__fy2016 + "
+                             "total_assets__fy2015) / 2)") is None
+    assert average_reason("Weighted average diluted shares in FY2016?", "x__fy2016") is None

@@ -270,3 +270,46 @@ def test_a_line_item_outside_the_vocabulary_is_kept_as_its_phrase():
     # no vocabulary term: the agent resolves the phrase against the printed row labels
     p = parse_question("What was the FY2022 headcount in Ohio?")
     assert p.figure and p.labels == {"row_headcount_ohio": "headcount ohio"}
+
+
+@pytest.mark.parametrize("text, expression, unit", [
+    # the share of a whole, asked "what portion / fraction / share of Y was X"
+    ("What portion of Foo's sales in FY2018 was absorbed by COGS? In percent.",
+     "((cogs__fy2018) / (revenue__fy2018) * 100)", "percent"),
+    ("What fraction of Foo's FY2018 revenue went to cost of goods sold, in percent?",
+     "((cogs__fy2018) / (revenue__fy2018) * 100)", "percent"),
+    ("What was Foo's FY2018 cost of goods sold as a fraction of revenue, in percent?",
+     "((cogs__fy2018) / (revenue__fy2018) * 100)", "percent"),
+    # growth, in the forms a reader writes it; between the two years named
+    ("By how much did Foo's sales grow in FY2021 compared with FY2020? In percent.",
+     "((((revenue__fy2021 - revenue__fy2020) / revenue__fy2020) * 100))", "percent"),
+    ("How fast did Foo's revenue grow in 2017 compared with 2016? In percent.",
+     "((((revenue__fy2017 - revenue__fy2016) / revenue__fy2016) * 100))", "percent"),
+    ("What was Foo's revenue growth from FY2016 to FY2018, in percent?",
+     "((((revenue__fy2018 - revenue__fy2016) / revenue__fy2016) * 100))", "percent"),
+    # "by how much" in an amount is the change
+    ("By how much did Foo's inventory rise from FY2021 to FY2022, in USD millions?",
+     "((inventory__fy2022) - (inventory__fy2021))", "usd"),
+    # "X-to-Y ratio", "X per dollar of Y"
+    ("What is Foo's FY2022 capex-to-revenue ratio?", "((capex__fy2022) / (revenue__fy2022))",
+     "ratio"),
+    ("How many dollars of sales did Foo generate per dollar of inventory in FY2022?",
+     "((revenue__fy2022) / (inventory__fy2022))", "ratio"),
+    # a metric spelt out after a comma: its definition, applied once
+    ("What was Foo's working capital at the end of FY2021, current assets minus current "
+     "liabilities, in USD millions?",
+     "total_current_assets__fy2021 - total_current_liabilities__fy2021", "usd"),
+])
+def test_shapes_in_common_english(text, expression, unit):
+    p = parse_question(text)
+    assert p.figure, p.reason
+    assert (p.expression, p.unit) == (expression, unit)
+
+
+def test_growth_of_a_line_item_outside_the_vocabulary():
+    p = parse_question("By what percentage did Foo's proceeds from sale of businesses grow from "
+                       "the fiscal year ended June 30, 2020 to the fiscal year ended June 30, "
+                       "2022?")
+    assert p.figure and p.labels == {"row_foos_proceeds_sale_businesses":
+                                     "foos proceeds sale businesses"}
+    assert "row_foos_proceeds_sale_businesses__fy2020" in p.expression

@@ -51,8 +51,9 @@ def load_library() -> dict[str, Metric]:
             for name, spec in raw.items()}
 
 
-def expand(expr: str, year: int, x: str | None = None) -> str:
-    """Calculator expression for ``expr`` in fiscal ``year`` (``{x}`` replaced by concept x)."""
+def expand(expr: str, year: int, x: str | None = None, prev_year: int | None = None) -> str:
+    """Calculator expression for ``expr`` in fiscal ``year`` (``{x}`` replaced by concept x);
+    ``prev(x)`` is x in ``prev_year`` (default: the year before)."""
     if "{x}" in expr:
         if x is None:
             raise CalcError(f"formula {expr!r} needs the concept it applies to")
@@ -73,7 +74,7 @@ def expand(expr: str, year: int, x: str | None = None) -> str:
             if node.func.id == "avg":
                 return f"(({input_name(c, year)} + {input_name(c, year - 1)}) / 2)"
             if node.func.id == "prev":
-                return input_name(c, year - 1)
+                return input_name(c, year - 1 if prev_year is None else prev_year)
         if isinstance(node, ast.BinOp):
             op = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}.get(type(node.op))
             if op:

@@ -39,7 +39,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .expression_checks import dimension_reason, weight_reason, years_reason
+from .expression_checks import average_reason, dimension_reason, weight_reason, years_reason
 from .fact_store import FactStore
 from .formulas import load_library
 from .gate import (
@@ -79,7 +79,7 @@ _COMMON = set(
     "financial position consolidated p l loss profit line item items primarily only "
     "respectively value level size generate generated post posted book booked "
     # the shape words of the expression the parse built (checked by (f), not by name)
-    "margin ratio rate average avg mean growth change yoy percent % less plus minus times "
+    "margin ratio rate average avg mean growth change changed yoy percent % less plus minus times "
     "divided over add added adding subtract subtracted sum x "
     "zero one two three four five "
     # whose share of a result: the row chosen names it ("attributable to shareholders")
@@ -516,6 +516,7 @@ class MeaningGate:
         for reason in (shape_reason(question, pq.unit),
                        dimension_reason(pq.expression, pq.unit, per_share),
                        weight_reason(pq.expression), years_reason(question, pq, inputs),
+                       average_reason(question, pq.expression),
                        plausibility_reason(pq, question, value, inputs)):
             if reason:
                 checks.reasons.append(reason)

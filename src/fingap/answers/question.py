@@ -183,12 +183,16 @@ _NOT_FIGURE = re.compile(r"\bwhich\b|^\s*if\b|\bhow\s+much\s+(?:could|would|can|
                          r"\bwhat\s+(?:drove|drives|caused|causes|explains|are\s+the\s+"
                          r"(?:main|key|primary)|factors|risks)\b", re.I)
 _VERB = r"(?:is|was|were|are|did|does|do|has|have|will)"
+# the share of a whole ("what portion of Y was X") before the general "what ... is X", which
+# would read "portion of Y" as the name of what is asked
+_SHARE_WORDS = r"(?:%|percent(?:age)?|share|portion|fraction|proportion)"
 _ASKED = re.compile(
-    rf"\b(?:what|how\s+(?:much|large|big))(?P<pre>(?:\s+[\w&'\u2019,\-]+){{0,8}}?)\s+{_VERB}\s+"
+    rf"\bwhat\s+{_SHARE_WORDS}\s+of\s+(?P<pct_of>[^?]+?)\s+"
+    r"(?:did|does|do|was|were|is|went|goes|go)\s+(?P<pct_rest>[^?]+)"
+    rf"|\b(?:what|how\s+(?:much|large|big))(?P<pre>(?:\s+[\w&'\u2019,\-]+){{0,8}}?)\s+{_VERB}\s+"
     r"(?P<asked>[^?]+)"
-    r"|\bby\s+what\s+(?:percentage|percent|%)\s+did\s+(?P<grew>[^?]+)"
-    r"|\bwhat\s+(?:%|percent(?:age)?)\s+of\s+(?P<pct_of>[^?]+?)\s+(?:did|does|do|was|were|is)\s+"
-    r"(?P<pct_rest>[^?]+)"
+    r"|\b(?P<how>by\s+what\s+(?:percentage|percent|%)|by\s+how\s+much|how\s+fast)\s+did\s+"
+    r"(?P<grew>[^?]+)"
     r"|(?:^|[.:]\s*)(?:please\s+)?(?:calculate|compute|determine|find)\s+(?P<asked2>[^?.]+)",
     re.I)
 # what follows these words explains the figure, it is not part of its name
@@ -204,8 +208,13 @@ _FILLER = re.compile(r"\b(?:unadjusted|reported|gaap|amount|figure|value|year[- 
                      r"the|a|an|its|their|in\s+usd\s+\w+|in\s+units?\s+of\s+\w+)\b", re.I)
 _MARGIN = re.compile(r"^(?P<x>.+?)\s*(?:%\s*)?margin$")
 _AS_PERCENT_OF = re.compile(r"^(?P<x>.+?)\s+as\s+(?:a\s+)?(?:%|percent|percentage|share|"
-                            r"proportion)\s+of\s+"
+                            r"proportion|fraction|portion)\s+of\s+"
                             r"(?P<y>.+)$")
+# "debt-to-equity ratio", "capex to revenue ratio": X / Y
+_TO_RATIO = re.compile(r"^(?P<x>.+?)\s+to\s+(?P<y>.+?)\s+ratio$")
+# "(how many dollars of) sales per dollar of assets": X / Y
+_PER_DOLLAR = re.compile(r"^(?:how\s+many\s+dollars\s+of\s+)?(?P<x>.+?)\s+per\s+dollar\s+of\s+"
+                         r"(?P<y>.+)$")
 _CHANGE_IN = re.compile(r"^change\s+in\s+(?P<x>.+)$")
 _DAYS = re.compile(r"\bin\s+days\b|\bdays\s*[,.]?\s*(?:one|two|zero|\d)\s+decimal|"
                    r"\bdays\s*[?.]?\s*$|\bdays\s+(?:sales|inventory|payables?)\b|"
@@ -243,13 +252,18 @@ def asked_phrase(text: str, keep_remarks: bool = False) -> str | None:
     if not m:
         return None
     if m["pct_of"]:
-        # "what % of net revenues did X keep as gross profit" -> "gross profit as a % of ..."
-        part = re.search(r"\b(?:as|on|for|in)\s+(?P<x>.+)$", m["pct_rest"])
+        # "what % of net revenues did X keep as gross profit" -> "gross profit as a % of ...";
+        # "what portion of sales was absorbed by COGS" -> "COGS as a % of sales"
+        part = re.search(r"\b(?:as|on|for|in|by|to|into|through)\s+(?P<x>.+)$", m["pct_rest"])
         phrase = f"{part['x'] if part else m['pct_rest']} as a % of {m['pct_of']}"
     elif m["grew"]:
-        # "By what percentage did net income grow in ..." asks for the growth of net income
-        phrase = "growth in " + re.sub(r"\b(?:grow|increase|decrease|decline|rise|fall|change)\b",
-                                       " ", m["grew"], count=1)
+        # "By what percentage did net income grow in ...", "how fast did X grow" ask for the
+        # growth of X; "by how much did X rise" in an amount asks for the change
+        amount = m["how"].lower().startswith("by how much") and not _PERCENT.search(text)
+        item = re.sub(r"\b(?:grow|grew|increase|decrease|decline|rise|fall|change|climb|shrink|"
+                      r"drop|jump)\b", " ", m["grew"], count=1)
+        # the amount: X's difference between the years named (the "changed" form below)
+        phrase = f"{item} changed" if amount else f"growth in {item}"
     else:
         phrase = m["asked"] or m["asked2"]
         if m["pre"] and m["pre"].strip():
@@ -280,6 +294,9 @@ class _Context:
     # concept -> the words the question names it with ("net income attributable to Foo plc"):
     # the agent prefers the printed row those words describe best
     phrases: dict[str, str] = field(default_factory=dict)
+    # the earlier of two years the question compares ("from 2016 to 2018"): what growth and
+    # change measure from
+    base_year: int | None = None
 
 
 def _clean(text: str) -> str:
@@ -311,7 +328,7 @@ def _operand(phrase: str, ctx: _Context) -> tuple[str, str]:
             except CalcError:
                 pass  # "Calculate X using A and B" is no formula: read X otherwise
         # 2. shapes around other operands: "change in X", "X as a % of Y", "X % margin"
-        for shape in (_shape_change, _shape_percent_of, _shape_margin):
+        for shape in (_shape_change, _shape_percent_of, _shape_margin, _shape_ratio):
             try:
                 found = shape(norm, years, year, ctx)
             except CalcError:
@@ -341,19 +358,13 @@ def _operand(phrase: str, ctx: _Context) -> tuple[str, str]:
         x = None
         if metric.name == "growth":
             after = [c for a, _, c in terms if a >= lib[2]] or [c for _, _, c in terms]
-            if not after:
-                raise CalcError(f"growth of what? {phrase.strip()!r}")
-            x = after[0]
-        return f"({expand(metric.expr, year, x)})", metric.unit
+            # the growth of a line item the vocabulary does not know: its printed label
+            x = after[0] if after else _label_input(norm[lib[2]:], ctx, phrase)
+        # "growth from 2016 to 2018" compares the two years named, not 2018 with 2017
+        base = ctx.base_year if ctx.base_year is not None and ctx.base_year < year else None
+        return f"({expand(metric.expr, year, x, prev_year=base)})", metric.unit
     if not terms:
-        words = [w for w in norm.split() if w not in _STOP]
-        # a phrase that names a ratio, rate or change ("receivable days", "widget ratio") is a
-        # metric the parser could not build, never a printed line item
-        if len(words) < 2 or len(words) > 8 or _RATIO_WORDS.search(norm):
-            raise CalcError(f"no line item recognised in {phrase.strip()!r}")
-        name = LABEL_PREFIX + "_".join(re.sub(r"[^a-z]", "", w) or "x" for w in words)
-        ctx.labels[name] = " ".join(words)
-        return input_name(name, year), "usd"
+        return input_name(_label_input(norm, ctx, phrase), year), "usd"
     concept = max(terms, key=lambda t: t[1] - t[0])[2]
     ctx.phrases.setdefault(concept, norm)
     unit = "usd_per_share" if concept == "eps_diluted" else "usd"
@@ -361,6 +372,28 @@ def _operand(phrase: str, ctx: _Context) -> tuple[str, str]:
         ys = years if len(years) >= 2 else [year - 1, year]
         return "((" + " + ".join(input_name(concept, y) for y in ys) + f") / {len(ys)})", unit
     return input_name(concept, year), unit
+
+
+# "(from) the fiscal year ended January 30", "in the six months ended June 30": a period, no
+# part of a line item's name (normalised text: the day's digits may be gone)
+_PERIOD_PHRASE = re.compile(
+    r"\b(?:(?:from|to|in|for|during|over|at|as\s+of)\s+)?(?:the\s+)?(?:fiscal\s+)?"
+    r"(?:years?|quarters?|(?:three|six|nine|twelve)\s+months|\d+\s+weeks|periods?)\s+"
+    r"(?:ended|ending|to)\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*"
+    r"(?:\s+\d{1,2})?\b")
+
+
+def _label_input(norm: str, ctx: _Context, phrase: str) -> str:
+    """The input name of a line item known only by its words, resolved against the printed
+    labels by the agent (``fingap.answers.resolver``); its phrase goes into ``ctx.labels``."""
+    words = [w for w in _PERIOD_PHRASE.sub(" ", norm).split() if w not in _STOP]
+    # a phrase that names a ratio, rate or change ("receivable days", "widget ratio") is a
+    # metric the parser could not build, never a printed line item
+    if len(words) < 2 or len(words) > 8 or _RATIO_WORDS.search(norm):
+        raise CalcError(f"no line item recognised in {phrase.strip()!r}")
+    name = LABEL_PREFIX + "_".join(re.sub(r"[^a-z]", "", w) or "x" for w in words)
+    ctx.labels[name] = " ".join(words)
+    return name
 
 
 def _parenthesised(found: tuple[str, str]) -> tuple[str, str]:
@@ -378,7 +411,9 @@ def _shape_change(norm: str, years: list[int], year: int, ctx: _Context):
     if not m:
         return None
     x, unit = _operand(m["x"], _deeper(ctx, year))
-    prev, _ = _operand(m["x"], _deeper(ctx, years[0] if len(years) >= 2 else year - 1))
+    base = years[0] if len(years) >= 2 else ctx.base_year \
+        if ctx.base_year is not None and ctx.base_year < year else year - 1
+    prev, _ = _operand(m["x"], _deeper(ctx, base))
     return f"({x} - {prev})", unit
 
 
@@ -389,6 +424,18 @@ def _shape_percent_of(norm: str, years: list[int], year: int, ctx: _Context):
     x, _ = _operand(m["x"], _deeper(ctx, year))
     y, _ = _operand(m["y"], _deeper(ctx, year))
     return f"(({x}) / ({y}) * 100)", "percent"
+
+
+def _shape_ratio(norm: str, years: list[int], year: int, ctx: _Context):
+    """"X-to-Y ratio" and "X per dollar of Y" = X / Y, over two amounts."""
+    m = _TO_RATIO.match(norm) or _PER_DOLLAR.match(norm)
+    if not m:
+        return None
+    x, ux = _operand(m["x"], _deeper(ctx, year))
+    y, uy = _operand(m["y"], _deeper(ctx, year))
+    if ux != "usd" or uy != "usd":
+        return None
+    return f"(({x}) / ({y}))", "ratio"
 
 
 def _shape_margin(norm: str, years: list[int], year: int, ctx: _Context):
@@ -583,6 +630,13 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
         main_def = next((rhs for n, rhs in defs.items()
                          if len(asked_items) == 1 and not _library_match(n, library) and
                          {c for _, _, c in vocab.find_terms(n)} == asked_items), None)
+    if main_def is None:
+        # "X, A minus B": a metric named, then spelt out after a comma; the arithmetic is its
+        # definition and replaces the library's formula (applied once, not combined with it)
+        clauses = re.split(r",\s+", asked)
+        first = next((i for i, c in enumerate(clauses) if _ARITHMETIC.search(c)), None)
+        if first and _library_match(" ".join(clauses[:first]), library):
+            main_def = ", ".join(clauses[first:])
     labels: dict[str, str] = {}
     phrases: dict[str, str] = {}
     stripped = re.sub(r"\([^()]*\)", " ", _ALTERNATE.sub("", text))
@@ -596,7 +650,9 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
         changed = (_CHANGED.search(asked_core) is not None and len(change_years) >= 2
                    and not (asked_metric and asked_metric[0].name == "growth"))
         for y in ([change_years[0], change_years[-1]] if changed else span or [target]):
-            ctx = _Context(y, vocab, library, defs, labels=labels, phrases=phrases)
+            ctx = _Context(y, vocab, library, defs, labels=labels, phrases=phrases,
+                           base_year=None if span or changed or len(set(years)) < 2
+                           else min(years))
             try:
                 expression, unit = _expression(main_def, ctx) if main_def \
                     else _expression(asked_core, ctx)
