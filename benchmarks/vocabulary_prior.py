@@ -1,13 +1,16 @@
-"""The line-item resolver with and without the finance vocabulary's prior, side by side ->
-reports/answer_sets/vocabulary_prior.json.
+"""The line-item resolver's variants side by side -> reports/answer_sets/vocabulary_prior.json.
 
-Every question set is answered under Oracle-Page (its gold pages) twice in one process: with
-``answer.vocabulary_prior`` on (rows the vocabulary reads as the operand's concept first) and
-off (every operand resolved by the words its printed label shares with the question). The
-sets: the public 45 metrics-generated FinanceBench questions and the project's own sets
+Every question set is answered under Oracle-Page (its gold pages) by each variant in one
+process: the finance vocabulary's prior on (rows the vocabulary reads as the operand's concept
+first) or off (every operand resolved by its words alone), each by lexical overlap only or
+also by meaning (``--semantic MODEL``: a sentence embedder's cosine to the printed labels).
+With the bundled MiniLM as ``--semantic``, the semantic rows are a measurement only: the gate
+scores labels with the same model, so its label check would no longer be independent
+(``answer.resolver_matcher`` refuses the gate's matcher). The sets: the public 45
+metrics-generated FinanceBench questions and the project's own sets
 (``annotations/<name>_questions.jsonl``). Everything else comes from params.yaml ``answer``.
 
-    python benchmarks/vocabulary_prior.py [--sets public paraphrase fresh ...]
+    python benchmarks/vocabulary_prior.py [--sets public paraphrase ...] [--semantic minilm]
 """
 
 from __future__ import annotations
@@ -69,22 +72,28 @@ def score_set(agent: Agent, rows: list[dict]) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sets", nargs="+", default=["public", *OWN_SETS])
+    parser.add_argument("--semantic", default=None,
+                        help="also run each variant with this resolver matcher")
     args = parser.parse_args()
     ap = load_params()["answer"]
     texts = read_page_texts(ROOT / "data/pages/pages.jsonl")
     base = resolver_params(ap)
-    report: dict = {"condition": "oracle_page", "resolver": base.__dict__, "sets": {}}
+    report: dict = {"condition": "oracle_page", "resolver": base.__dict__,
+                    "semantic": args.semantic, "sets": {}}
+    variants = {"prior_on": replace(base, vocabulary_prior=True),
+                "prior_off": replace(base, vocabulary_prior=False)}
+    if args.semantic:
+        variants |= {f"{k}_semantic": replace(v, matcher=args.semantic)
+                     for k, v in list(variants.items())}
     with FactStore(ROOT / "data/facts/facts.sqlite") as store:
-        agents = {prior: Agent(store, texts, gate=ap["gate"],
-                               max_follow_ups=int(ap["max_follow_ups"]),
-                               gate_params=gate_params(ap), llm_figures=llm_figures(ap),
-                               resolver=replace(base, vocabulary_prior=prior))
-                  for prior in (True, False)}
+        agents = {k: Agent(store, texts, gate=ap["gate"],
+                           max_follow_ups=int(ap["max_follow_ups"]),
+                           gate_params=gate_params(ap), llm_figures=llm_figures(ap), resolver=v)
+                  for k, v in variants.items()}
         for name in args.sets:
             rows = question_set(name)
             t0 = time.perf_counter()
-            report["sets"][name] = {("prior_on" if prior else "prior_off"): score_set(a, rows)
-                                    for prior, a in agents.items()}
+            report["sets"][name] = {k: score_set(a, rows) for k, a in agents.items()}
             print(name, json.dumps({k: (v["StrictAcc"], v["verified"], v["verified_wrong"])
                                     for k, v in report["sets"][name].items()}),
                   f"{time.perf_counter() - t0:.0f}s")

@@ -73,3 +73,32 @@ def test_a_line_item_outside_the_vocabulary_is_read_from_the_printed_label(state
         "in USD millions?", [(DOC, 1)])
     assert rec.path == "structured" and rec.value == 1065
     assert rec.inputs[0]["label"] == "Proceeds from sale of businesses"
+
+
+def test_a_matcher_may_also_resolve_a_phrase_by_meaning():
+    facts = [_fact("merchandise inventories", "inventory"), _fact("accounts payable")]
+    cosines = {"merchandise inventories": 0.8, "accounts payable": 0.2}
+
+    def similarity(phrase, labels):
+        assert phrase == "carrying value of merchandise stock"
+        return [cosines[label] for label in labels]
+
+    assert resolve_rows("carrying value of merchandise stock", None, facts) == []
+    out = resolve_rows("carrying value of merchandise stock", None, facts,
+                       ResolverParams(min_similarity=0.6), similarity=similarity)
+    assert [f["label_norm"] for f in out] == ["merchandise inventories"]
+    assert out[0]["resolver_score"] == 0.8
+    # below min_similarity the meaning does not count
+    assert resolve_rows("carrying value of merchandise stock", None, facts,
+                        ResolverParams(min_similarity=0.9), similarity=similarity) == []
+
+
+def test_the_resolver_may_not_use_the_gates_matcher():
+    from fingap.core.params import ParamError
+    from fingap.steps.answer import resolver_params
+
+    assert resolver_params({"resolver_matcher": "other-model"}).matcher == "other-model"
+    with pytest.raises(ParamError, match="must differ from answer.gate_matcher"):
+        resolver_params({"resolver_matcher": "minilm"})
+    with pytest.raises(ParamError, match="vocabulary_prior"):
+        resolver_params({"vocabulary_prior": "yes"})

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from ..ingestion.numbers import SCALES
 from .calculator import CalcError, evaluate
 from .fact_store import FactStore
+from .label_match import LabelMatcher
 from .labels import Vocabulary, normalise_phrase
 from .meaning import GateParams, MeaningGate, company_positions
 from .question import LABEL_PREFIX, NOT_FIGURE_REASONS, ParsedQuestion, parse_question
@@ -153,6 +154,11 @@ class Agent:
         self.gate, self.max_follow_ups = gate, max_follow_ups
         self.llm_figures = llm_figures
         self.resolver = resolver or ResolverParams()
+        self._similarity = None
+        if self.resolver.matcher:
+            matcher = LabelMatcher(self.resolver.matcher)
+            self._similarity = lambda phrase, labels: matcher.matrix([phrase], labels)[0] \
+                if phrase.strip() else [0.0] * len(labels)
         self.meaning = MeaningGate(store, page_texts, self.vocab, gate_params)
 
     # ------------------------------------------------------------ structured path
@@ -250,7 +256,7 @@ class Agent:
         docs = {f["doc"] for f in facts}
         skip = {w for i, w in enumerate(words) if i in company_positions(words, docs)}
         return resolve_rows(phrase, None if concept in pq.labels else concept, facts,
-                            self.resolver, skip)
+                            self.resolver, skip, self._similarity)
 
     def _phrase(self, pq: ParsedQuestion, concept: str) -> str:
         """The operand's words: its printed-label phrase, the question's words for a concept,

@@ -22,6 +22,7 @@ judged by an independent score.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -66,11 +67,20 @@ class ResolverParams:
     vocabulary_prior: bool = True
     # a label without the prior must share at least this Dice overlap with the phrase
     min_overlap: float = 0.5
+    # optional: a sentence embedder whose cosine may also resolve a phrase (at least
+    # ``min_similarity``); it must not be the gate's matcher, whose check it would void
+    matcher: str | None = None
+    min_similarity: float = 0.6
+
+
+# (phrase, labels) -> one cosine per label
+Similarity = Callable[[str, list[str]], Sequence[float]]
 
 
 def resolve_rows(phrase: str, concept: str | None, facts: list[dict],
                  params: ResolverParams = ResolverParams(),
-                 skip_words: set[str] = frozenset()) -> list[dict]:
+                 skip_words: set[str] = frozenset(),
+                 similarity: Similarity | None = None) -> list[dict]:
     """The candidate facts for an operand, each with ``resolver_overlap`` (and
     ``resolver_prior``). With the prior on and rows the vocabulary reads as ``concept``: all of
     those (the agent orders them by period and statement, the question's words breaking ties).
@@ -91,8 +101,18 @@ def resolve_rows(phrase: str, concept: str | None, facts: list[dict],
         # current assets" for total assets) is not this one, however many words it shares
         facts = [f for f in facts if f["concept"] is None]
         overlap = {f["label_norm"]: overlap[f["label_norm"]] for f in facts}
-    best = max(overlap.values(), default=0.0)
-    if best < params.min_overlap:
+    score = {k: v if v >= params.min_overlap else 0.0 for k, v in overlap.items()}
+    if similarity is not None and score:
+        labels = list(score)
+        plain = [" ".join(w for w in label.split() if w not in skip_words) for label in labels]
+        cosines = similarity(" ".join(w for w in normalise_phrase(phrase).split()
+                                      if w not in skip_words), plain)
+        for label, cos in zip(labels, cosines, strict=True):
+            if cos >= params.min_similarity:
+                score[label] = max(score[label], float(cos))
+    best = max(score.values(), default=0.0)
+    if best <= 0.0:
         return []
-    return [f | {"resolver_prior": False, "resolver_overlap": round(best, 4)}
-            for f in facts if overlap[f["label_norm"]] == best]
+    return [f | {"resolver_prior": False, "resolver_overlap": round(overlap[f["label_norm"]], 4),
+                 "resolver_score": round(best, 4)}
+            for f in facts if score[f["label_norm"]] == best]

@@ -142,6 +142,7 @@ NUMERIC_DOMAINS: dict[str, Domain] = {
     "evaluate.bootstrap_seed": _SEED,
     "answer.k": _COUNT, "answer.max_follow_ups": Domain(int, 0),
     "answer.label_threshold": _SHARE, "answer.label_margin": _SHARE, "answer.min_overlap": _SHARE,
+    "answer.min_similarity": _SHARE,
 }
 
 

@@ -63,7 +63,17 @@ def resolver_params(params: dict) -> ResolverParams:
     prior = params.get("vocabulary_prior", ResolverParams.vocabulary_prior)
     if not isinstance(prior, bool):
         raise ParamError(f"answer.vocabulary_prior must be true or false, got {prior!r}")
-    return ResolverParams(prior, float(params.get("min_overlap", ResolverParams.min_overlap)))
+    matcher = params.get("resolver_matcher")
+    if matcher is not None and (not isinstance(matcher, str) or not matcher.strip()):
+        raise ParamError("answer.resolver_matcher must name a sentence embedder or be null, "
+                         f"got {matcher!r}")
+    if matcher is not None and matcher == params.get("gate_matcher", GateParams.matcher):
+        # the gate checks the chosen row's meaning with a score that took no part in choosing it
+        raise ParamError(f"answer.resolver_matcher ({matcher!r}) must differ from "
+                         "answer.gate_matcher: the gate would check the resolver's own choice")
+    return ResolverParams(prior, float(params.get("min_overlap", ResolverParams.min_overlap)),
+                          matcher, float(params.get("min_similarity",
+                                                    ResolverParams.min_similarity)))
 
 
 def gate_params(params: dict) -> GateParams:
