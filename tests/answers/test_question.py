@@ -313,3 +313,19 @@ def test_growth_of_a_line_item_outside_the_vocabulary():
     assert p.figure and p.labels == {"row_foos_proceeds_sale_businesses":
                                      "foos proceeds sale businesses"}
     assert "row_foos_proceeds_sale_businesses__fy2020" in p.expression
+
+
+def test_an_average_asked_averages_the_ratios_balances():
+    p = parse_question("For fiscal 2016, how many dollars of sales did Foo generate per dollar "
+                       "of assets, using the average of the opening and closing balances?")
+    assert p.figure and p.unit == "ratio"
+    assert p.expression == ("((revenue__fy2016) / (((total_assets__fy2016 + "
+                            "total_assets__fy2015) / 2)))")
+    # a flow is not averaged, and an amount asked is left as it is
+    p = parse_question("What was Foo's FY2016 revenue per dollar of average inventory?")
+    assert "revenue__fy2015" not in p.expression and "inventory__fy2015" in p.expression
+
+
+def test_question_words_are_no_line_item():
+    p = parse_question("How many times did Foo turn over its stock in 2022?")
+    assert not p.figure and not p.labels

@@ -14,11 +14,10 @@ built add like to like, count each line item once, and read every period the que
 from __future__ import annotations
 
 import ast
-import re
 from collections import Counter
 
 from .calculator import parse_expression
-from .question import ParsedQuestion, fiscal_years
+from .question import AVERAGE_ASKED, AVERAGED, ParsedQuestion, fiscal_years
 
 Dim = tuple[tuple[str, int], ...]
 _NONE: Dim = ()
@@ -132,14 +131,12 @@ def years_reason(question: str, pq: ParsedQuestion, inputs: list[dict] = ()) -> 
     return None
 
 
-_AVERAGE_ASKED = re.compile(r"(?<!weighted[ -])\b(?:average|averaged|avg|mean)\b", re.I)
-_AVERAGED = re.compile(r"/\s*\d+\)")
 
 
 def average_reason(question: str, expression: str) -> str | None:
     """A question that asks for an average ("using the average of the opening and closing
     balances", "averaged over 2015-2017") gets a formula that takes one: a mean over years or
     over two balances (the calculator's ``(...) / n``)."""
-    if _AVERAGE_ASKED.search(question) and not _AVERAGED.search(expression):
+    if AVERAGE_ASKED.search(question) and not AVERAGED.search(expression):
         return "the question asks for an average, which the formula does not take"
     return None

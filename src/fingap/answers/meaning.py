@@ -54,10 +54,11 @@ from .gate import (
 )
 from .label_match import LabelMatcher
 from .labels import Vocabulary, normalise_label, normalise_phrase
-from .question import LABEL_PREFIX, ParsedQuestion, asked_phrase, definitions
+from .question import AVERAGED, LABEL_PREFIX, ParsedQuestion, asked_phrase, definitions
 
 _PERIOD_WORDS = set(
-    "fy fiscal calendar year years yearly annual annually full end ends ended ending period "
+    "fy fiscal calendar year years yearly annual annually annualize annualized annualise "
+    "annualised full end ends ended ending period "
     "periods quarter quarters quarterly month months week weeks half first second third fourth "
     "last "
     "three six nine twelve q1 q2 q3 q4 h1 h2 as of at on during over in for the through to from "
@@ -68,6 +69,7 @@ _UNIT_WORDS = set(
     "percent percentage percentages pct units unit decimal decimals place places point points "
     "round rounded rounding nearest whole integer number figure value amount terms day days"
     .split())
+_AVERAGE_WORDS = set("opening closing beginning ending start balance balances".split())
 _COMMON = set(
     "a an the of for in on at to by with from and or its their his her our your company "
     "companys firm firms what whats which how much many is was were are be been being did does do "
@@ -258,6 +260,9 @@ def unexplained_words(question: str, pq: ParsedQuestion, vocab: Vocabulary,
     # ... and the names the question defines itself ("EBIT taken as ...")
     named = set(" ".join(pq.labels.values()).split()) | \
         set(" ".join(definitions(question)).split())
+    if AVERAGED.search(pq.expression):
+        # "the average of the opening and closing balances": the formula averages them
+        named |= _AVERAGE_WORDS
     pos = 0
     out = []
     for i, w in enumerate(words):

@@ -189,7 +189,7 @@ _SHARE_WORDS = r"(?:%|percent(?:age)?|share|portion|fraction|proportion)"
 _ASKED = re.compile(
     rf"\bwhat\s+{_SHARE_WORDS}\s+of\s+(?P<pct_of>[^?]+?)\s+"
     r"(?:did|does|do|was|were|is|went|goes|go)\s+(?P<pct_rest>[^?]+)"
-    rf"|\b(?:what|how\s+(?:much|large|big))(?P<pre>(?:\s+[\w&'\u2019,\-]+){{0,8}}?)\s+{_VERB}\s+"
+    rf"|\b(?:what|how\s+(?:much|large|big|many(?=\s+(?:dollars|cents)\b)))(?P<pre>(?:\s+[\w&'\u2019,\-]+){{0,8}}?)\s+{_VERB}\s+"
     r"(?P<asked>[^?]+)"
     r"|\b(?P<how>by\s+what\s+(?:percentage|percent|%)|by\s+how\s+much|how\s+fast)\s+did\s+"
     r"(?P<grew>[^?]+)"
@@ -673,6 +673,10 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
         else:
             expression = per_year[0] if len(per_year) == 1 else \
                 f"(({' + '.join(per_year)}) / {len(per_year)})"
+        if AVERAGE_ASKED.search(text) and not AVERAGED.search(expression) and unit != "usd":
+            # "sales per dollar of assets, using the average of the opening and closing
+            # balances": a ratio's balances are averaged over the period's two ends
+            expression = _average_balances(expression, vocab)
         names = names_in(expression)
     except CalcError as e:
         base.reason = f"metric not understood: {e}"
@@ -703,9 +707,29 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
 
 
 LABEL_PREFIX = "row_"     # inputs named by a printed label rather than a vocabulary concept
+# a question that asks for an average (not of shares: "weighted average shares"), and a formula
+# that takes one (the calculator's "(...) / n")
+AVERAGE_ASKED = re.compile(r"(?<!weighted[ -])\b(?:average|averaged|avg|mean)\b", re.I)
+AVERAGED = re.compile(r"/\s*\d+\)")
+_INPUT_NAME = re.compile(r"\b([a-z_]+)__fy(\d{4})\b")
+
+
+def _average_balances(expression: str, vocab: Vocabulary) -> str:
+    """Each balance-sheet line item of ``expression`` replaced by its average over the
+    period's opening and closing balances (the year before and the year)."""
+    def average(m: re.Match) -> str:
+        c = vocab.concepts.get(m[1])
+        if c is None or c.statement != "balance_sheet":
+            return m[0]
+        year = int(m[2])
+        return f"(({input_name(m[1], year)} + {input_name(m[1], year - 1)}) / 2)"
+
+    return _INPUT_NAME.sub(average, expression)
 _QUALIFYING = re.compile(r"\b(?:before(?:\s+(?:provision|benefit)\s+for)?|after|excluding|ex|"
                          r"net\s+of)\s*$")
-_STOP = {"the", "a", "an", "of", "and", "for", "in", "on", "at", "to", "from", "its", "total"}
+_STOP = {"the", "a", "an", "of", "and", "for", "in", "on", "at", "to", "from", "its", "total",
+         # question words name no line item ("how many times did X turn ...")
+         "how", "many", "much", "what", "which", "did", "does", "do", "was", "were", "is", "are"}
 
 
 _PHRASE_END = {"over", "divided", "minus", "plus", "less", "times", "and", "or", "as", "by",
