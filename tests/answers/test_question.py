@@ -329,3 +329,9 @@ def test_an_average_asked_averages_the_ratios_balances():
 def test_question_words_are_no_line_item():
     p = parse_question("How many times did Foo turn over its stock in 2022?")
     assert not p.figure and not p.labels
+
+
+def test_how_many_times_turned_is_a_turnover():
+    p = parse_question("How many times did Foo turn its inventory in fiscal 2021?")
+    assert p.figure and p.unit == "ratio"
+    assert p.expression == "((cogs__fy2021 / ((inventory__fy2021 + inventory__fy2020) / 2)))"

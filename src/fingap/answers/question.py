@@ -193,6 +193,8 @@ _ASKED = re.compile(
     r"(?P<asked>[^?]+)"
     r"|\b(?P<how>by\s+what\s+(?:percentage|percent|%)|by\s+how\s+much|how\s+fast)\s+did\s+"
     r"(?P<grew>[^?]+)"
+    r"|\bhow\s+many\s+times\s+(?:did|does|do|has|have)\s+[^?]*?\bturn(?:ed)?(?:\s+over)?\s+"
+    r"(?P<turned>[^?]+)"
     r"|(?:^|[.:]\s*)(?:please\s+)?(?:calculate|compute|determine|find)\s+(?P<asked2>[^?.]+)",
     re.I)
 # what follows these words explains the figure, it is not part of its name
@@ -264,6 +266,10 @@ def asked_phrase(text: str, keep_remarks: bool = False) -> str | None:
                       r"drop|jump)\b", " ", m["grew"], count=1)
         # the amount: X's difference between the years named (the "changed" form below)
         phrase = f"{item} changed" if amount else f"growth in {item}"
+    elif m["turned"]:
+        # "how many times did X turn (over) its inventory in 2022" asks for inventory turnover
+        item = re.split(r"\s+(?:in|for|during|over|across)\s+|,", m["turned"], maxsplit=1)[0]
+        phrase = f"{item} turnover{m['turned'][len(item):]}"
     else:
         phrase = m["asked"] or m["asked2"]
         if m["pre"] and m["pre"].strip():
