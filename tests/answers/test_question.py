@@ -335,3 +335,26 @@ def test_how_many_times_turned_is_a_turnover():
     p = parse_question("How many times did Foo turn its inventory in fiscal 2021?")
     assert p.figure and p.unit == "ratio"
     assert p.expression == "((cogs__fy2021 / ((inventory__fy2021 + inventory__fy2020) / 2)))"
+
+
+@pytest.mark.parametrize("text, expression", [
+    # an average over three or more years is the mean of each year's metric
+    ("Foo's operating margin averaged across 2019, 2020 and 2021? Percent.",
+     "(((((operating_income__fy2019 / revenue__fy2019) * 100)) + (((operating_income__fy2020 / "
+     "revenue__fy2020) * 100)) + (((operating_income__fy2021 / revenue__fy2021) * 100))) / 3)"),
+    # definitions written "with X = A + B" and ", X being A plus B"; "D&A" keeps its "A"
+    ("Foo 2015 EBITDA margin, with EBITDA = operating profit + the D&A from the cash flow "
+     "statement? Percent.",
+     "(((operating_income__fy2015 + depreciation_amortization__fy2015)) / revenue__fy2015 * 100)"),
+    ("Foo's EBITDA as a percentage of sales for FY2022, EBITDA being operating income plus the "
+     "cash-flow D&A?",
+     "(((operating_income__fy2022 + depreciation_amortization__fy2022)) / (revenue__fy2022) * "
+     "100)"),
+    # "each dollar of" as "per dollar of"
+    ("In FY2020, how many dollars of sales did each dollar of inventory support?",
+     "((revenue__fy2020) / (inventory__fy2020))"),
+])
+def test_averages_over_years_and_written_definitions(text, expression):
+    p = parse_question(text)
+    assert p.figure, p.reason
+    assert p.expression == expression

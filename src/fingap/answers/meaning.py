@@ -79,9 +79,10 @@ _COMMON = set(
     "give answer calculate compute determine find provide please approximately about "
     "statement statements sheet sheets balance income cash flow flows operations earnings "
     "financial position consolidated p l loss profit line item items primarily only "
-    "respectively value level size generate generated post posted book booked "
+    "respectively value level size generate generated support supported post posted book booked "
     # the shape words of the expression the parse built (checked by (f), not by name)
-    "margin ratio rate average avg mean growth change changed yoy percent % less plus minus times "
+    "margin ratio rate average averaged averages avg mean across each every growth change "
+    "changed yoy percent % less plus minus times "
     "divided over add added adding subtract subtracted sum x "
     "zero one two three four five "
     # whose share of a result: the row chosen names it ("attributable to shareholders")

@@ -164,9 +164,13 @@ def _library_match(text: str, library: dict[str, Metric]) -> tuple[Metric, int, 
 _DEFINE = [
     re.compile(r"(?P<name>[A-Za-z][^.?:;]{1,80}?)\s+(?:is|are)\s+(?:defined|calculated|computed)"
                r"\s+as\s*:?\s*(?P<rhs>.+?)(?=\.\s+[A-Z]|\.\s*$|\?|$)", re.S),
-    # "..., with EBIT taken as income before taxes plus interest expense"
-    re.compile(r"\b(?:with|where)\s+(?P<name>[A-Za-z][\w&'\- ]{1,40}?)\s+(?:taken|defined|"
-               r"calculated|computed|measured)\s+as\s+(?P<rhs>[^.?;]+)", re.I),
+    # "..., with EBIT taken as income before taxes plus interest expense", "with EBITDA =
+    # A + B", "EBITDA being A plus B"
+    re.compile(r"\b(?:with|where)\s+(?P<name>[A-Za-z][\w&'\- ]{1,40}?)\s+(?:(?:taken|defined|"
+               r"calculated|computed|measured)\s+as|=)\s+(?P<rhs>[^.?;]+)", re.I),
+    re.compile(r",\s+(?P<name>[A-Za-z][\w&'\-]{1,20}(?:\s+[\w&'\-]+){0,3}?)\s+being\s+"
+               r"(?P<rhs>[^.?;]*(?:\bplus\b|\bminus\b|\bless\b|\bover\b|divided\s+by|[/+])[^.?;]*)",
+               re.I),
     re.compile(r"\bdefine\s+(?P<name>[^.?:;]{1,80}?)\s+as\s*:?\s*(?P<rhs>.+?)"
                r"(?=\.\s+[A-Z]|\.\s*$|\?|$)", re.I | re.S),
     # "X, i.e. A divided by B" / "X: A divided by B": a right-hand side with arithmetic words
@@ -198,15 +202,18 @@ _ASKED = re.compile(
     r"|(?:^|[.:]\s*)(?:please\s+)?(?:calculate|compute|determine|find)\s+(?P<asked2>[^?.]+)",
     re.I)
 # what follows these words explains the figure, it is not part of its name
-_EXPLANATION = re.compile(r",?\s+(?:i\.e\.|(?:using|taking|based\s+on|where|defined\s+as|"
-                          r"calculated\s+as|computed\s+as|compared\s+(?:with|to))\b).*$",
+# ("..., with EBITDA = A + B", "..., EBITDA being A plus B": a definition follows)
+_EXPLANATION = re.compile(r"(?:,\s+[\w&'\-]+(?:\s+[\w&'\-]+){0,3}\s+being\b|,\s+with\b|"
+                          r",?\s+(?:i\.e\.|(?:using|taking|based\s+on|where|defined\s+as|"
+                          r"calculated\s+as|computed\s+as|compared\s+(?:with|to))\b)).*$",
                           re.I | re.S)
 _TAKEN_AS = re.compile(r",\s+(?:taken|measured|read)\s+as\s+[^,?]*(?:,|(?=\?)|$)", re.I)
 # "net income/(loss)", "provision/(benefit) for taxes": the alternate names one line item
 _ALTERNATE = re.compile(r"(?<=[A-Za-z])/\s*\([a-z ]{1,20}\)", re.I)
 # adjusted / non-GAAP measures are not on the statements: the structured path leaves them alone
 _ADJUSTED = re.compile(r"(?<!un)adjusted|non-gaap|organic|pro\s+forma", re.I)
-_FILLER = re.compile(r"\b(?:unadjusted|reported|gaap|amount|figure|value|year[- ]end|"
+# (not the "A" of "D&A" or "R&D": a letter after "&" is an abbreviation's)
+_FILLER = re.compile(r"(?<!&)\b(?:unadjusted|reported|gaap|amount|figure|value|year[- ]end|"
                      r"the|a|an|its|their|in\s+usd\s+\w+|in\s+units?\s+of\s+\w+)\b", re.I)
 _MARGIN = re.compile(r"^(?P<x>.+?)\s*(?:%\s*)?margin$")
 _AS_PERCENT_OF = re.compile(r"^(?P<x>.+?)\s+as\s+(?:a\s+)?(?:%|percent|percentage|share|"
@@ -215,8 +222,8 @@ _AS_PERCENT_OF = re.compile(r"^(?P<x>.+?)\s+as\s+(?:a\s+)?(?:%|percent|percentag
 # "debt-to-equity ratio", "capex to revenue ratio": X / Y
 _TO_RATIO = re.compile(r"^(?P<x>.+?)\s+to\s+(?P<y>.+?)\s+ratio$")
 # "(how many dollars of) sales per dollar of assets": X / Y
-_PER_DOLLAR = re.compile(r"^(?:how\s+many\s+dollars\s+of\s+)?(?P<x>.+?)\s+per\s+dollar\s+of\s+"
-                         r"(?P<y>.+)$")
+_PER_DOLLAR = re.compile(r"^(?:how\s+many\s+dollars\s+of\s+|dollars\s+of\s+)?(?P<x>.+?)\s+"
+                         r"(?:per|each|every)\s+dollar\s+of\s+(?P<y>.+)$")
 _CHANGE_IN = re.compile(r"^change\s+in\s+(?P<x>.+)$")
 _DAYS = re.compile(r"\bin\s+days\b|\bdays\s*[,.]?\s*(?:one|two|zero|\d)\s+decimal|"
                    r"\bdays\s*[?.]?\s*$|\bdays\s+(?:sales|inventory|payables?)\b|"
@@ -450,9 +457,12 @@ def _shape_margin(norm: str, years: list[int], year: int, ctx: _Context):
     m = _MARGIN.match(norm)
     if not m:
         return None
-    if _library_match(norm, ctx.library) and normalise_phrase(_clean(m["x"])) not in ctx.defs:
+    x_norm = normalise_phrase(_clean(m["x"]))
+    # a name the question defines ("EBITDA = A + B"), after the company's name or not
+    defined = next((n for n in ctx.defs if x_norm == n or x_norm.endswith(" " + n)), None)
+    if _library_match(norm, ctx.library) and defined is None:
         return None
-    x, unit = _operand(m["x"], _deeper(ctx, year))
+    x, unit = _operand(defined or m["x"], _deeper(ctx, year))
     if unit not in ("usd",) or x == input_name("revenue", year):
         return None
     return f"(({x}) / {input_name('revenue', year)} * 100)", "percent"
@@ -615,6 +625,10 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
     base.target_year = target
     multi = _MULTI_YEAR.search(text)
     span = list(range(min(years), max(years) + 1)) if multi and len(set(years)) >= 2 else None
+    if span is None and AVERAGE_ASKED.search(text) and max(years) - min(years) >= 2:
+        # "averaged over fiscal 2015, 2016 and 2017", "across 2016 to 2018 on average": the
+        # mean of the metric over each year (two years name the ends of one average balance)
+        span = list(range(min(years), max(years) + 1))
     asked_core = _MULTI_YEAR.sub(" ", _YEAR_RANGE.sub(" ", asked))
     asked_core = _FY.sub(" ", asked_core)
     # the question's own definition of what it asks ("What is the FY2019 DPO? DPO is defined
