@@ -256,10 +256,31 @@ def replay_evaluated(method: str, condition: str = "standard", k: int | None = N
         f: v["method"] for f, v in retriever._selection["folds"].items()}
     substituted = {q.id: prov[q.id]["ran"] for q in questions
                    if chosen and prov[q.id]["ran"] != chosen[str(prov[q.id]["fold"])]}
-    stored = {m: read_run(RUNS / m / f"{condition}.json")
-              for m in {method, *substituted.values()}}
+    stored, reference = {}, {}
+    for m in {method, *substituted.values()}:
+        stored[m], reference[m] = _stored_top(m, condition, read_run)
     differ = sorted(q.id for q in questions if [c for c, _ in run.get(q.id, [])[:k]] != [
         c for c, _ in stored[substituted.get(q.id, method)].get(q.id, [])[:k]])
     return {"method": method, "condition": condition, "k": k, "n": len(questions),
             "same_topk": len(questions) - len(differ), "differ": differ,
-            "substituted": dict(sorted(substituted.items()))}
+            "substituted": dict(sorted(substituted.items())),
+            "reference": dict(sorted(reference.items()))}
+
+
+PER_QUESTION = Path("reports/per_question")
+
+
+def _stored_top(method: str, condition: str, read_run) -> tuple[dict, str]:
+    """The method's stored ranking per question and where it was read: its run in
+    ``data/runs`` where the workspace has it, else the chunks its committed per-question record
+    lists (``reports/per_question``, written from that run by the evaluate stage)."""
+    path = RUNS / method / f"{condition}.json"
+    if path.exists():
+        return read_run(path), str(path)
+    records = PER_QUESTION / f"{method}__{condition}.jsonl"
+    if not records.exists():
+        raise AdHocError(f"no stored run of {method!r} ({path} or {records}); run `dvc repro`")
+    from ..core.io import read_jsonl
+
+    return ({r["question_id"]: [(c[0], c[3]) for c in r["retrieved"]]
+             for r in read_jsonl(records)}, str(records))
