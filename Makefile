@@ -24,7 +24,7 @@ repro: setup
 	dvc repro
 
 lint: setup
-	ruff check src stages tests benchmarks annotations
+	ruff check src stages tests benchmarks maintainers annotations
 
 test: lint
 	pytest

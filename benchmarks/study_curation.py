@@ -1,7 +1,7 @@
 """Evidence curation (fingap.generation.curation) with the configured LLM over fingap best's
 first stage: page precision / recall per round, the tokens spent, and the curated ranking as a
 row with its paired CI (reports/curation_study.json; per-question records in
-reports/studies/per_question/, read by benchmarks/against_start.py).
+reports/studies/per_question/, read by maintainers/compare_with_start.py).
 
 The candidates are each question's top ``--top`` pages by the routed hard-negative page scorer
 (each question scored by its held-out fold's model, inside its routed documents): the ranking

@@ -57,7 +57,7 @@ def rows(root: Path, pairs: list[list[str]], questions,
     standard. A row's runs are root/data/runs/ROW unless ``run_dirs`` names another folder
     (a copy kept from an earlier build, say). With ``records_dir``, the per-question records of
     the rows that are the first of a pair go to ``records_dir/ROW__COND.jsonl``, as evaluate
-    writes them (benchmarks/against_start.py reads them there)."""
+    writes them (maintainers/compare_with_start.py reads them there)."""
     chunks = read_jsonl(root / "data/chunks/chunks.jsonl")
     lookup = ChunkLookup.of_chunks(chunks)
     run_dirs = run_dirs or {}

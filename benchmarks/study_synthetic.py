@@ -2,7 +2,7 @@
 rows trained with ``page_scorer_hn.synthetic_per_doc`` = N > 0 against the same rows of a build
 with 0, question by question (reports/synthetic_study.json). The rows are named ROW@synthetic_N;
 their per-question records go to reports/studies/per_question/ (for
-benchmarks/against_start.py).
+maintainers/compare_with_start.py).
 
 The build with 0 is read from a folder of copies kept before retraining (``--baseline``): its
 ``page_scorer_hn_training.json`` and one folder of run files per row, named as the row.

@@ -42,7 +42,7 @@ def one_layer_minilm(dest: Path) -> Path:
 
 def tiny_params(params: dict, tiny_model: Path) -> None:
     """The e2e run's parameters, in place: the one-layer MiniLM everywhere, 3 folds, short
-    training and short LLM replies (benchmarks/tiny_identical.py builds the same project)."""
+    training and short LLM replies (maintainers/check_tiny_identical.py builds the same project)."""
     for sec, key in MINILM_PARAMS:
         assert params[sec][key] == "minilm", (sec, key)
         params[sec][key] = str(tiny_model)

@@ -7,7 +7,8 @@ the same run; this pairs today's per-question records (``reports/per_question``,
 curation) with the baseline row's records read from git, question by question, for PageRec@5
 and DocRec@5, and writes reports/against_start.json.
 
-    python benchmarks/against_start.py --baseline 06b07eb:fingap_best --methods fingap_best ...
+    python maintainers/compare_with_start.py --baseline 06b07eb:fingap_best \
+        --methods fingap_best ...
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from parity import old_records
+from check_parity import old_records
 
 from fingap.core.io import read_jsonl, write_json
 from fingap.core.params import load_params
@@ -99,7 +100,7 @@ def main() -> None:
             pr = rows[method][cond]["PageRec"]
             print(f"{method:45s} {cond:10s} PageRec@5 {pr['new']:.3f} "
                   f"{pr['mean_diff']:+.3f} [{pr['ci_low']:+.3f}, {pr['ci_high']:+.3f}]")
-    write_json(args.out, {"command": "python benchmarks/against_start.py --baseline "
+    write_json(args.out, {"command": "python maintainers/compare_with_start.py --baseline "
                           f"{args.baseline} --methods {' '.join(args.methods)}",
                           "baseline": args.baseline, "k": 5, "rows": rows})
 

@@ -8,7 +8,8 @@ output of the named stages is then compared byte for byte; a JSON report field b
 its wall times and run ids left out; a Markdown report's changed lines are printed, to be read
 (it prints wall times). Exits 1 when anything else differs or a named stage did not rerun.
 
-    python benchmarks/tiny_identical.py --old HEAD train_page_scorer_hn train_page_scorer_hn_windows
+    python maintainers/check_tiny_identical.py --old HEAD train_page_scorer_hn \
+        train_page_scorer_hn_windows
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ runs of a workspace (a checkout whose ``data/runs`` holds the retrained runs, wi
 ``reports/per_question`` records read from git. Rows whose run is missing from the workspace
 are listed as not retrained, never scored. Untrained rows make a control: their delta must be 0.
 
-    python benchmarks/parity.py --workspace ../fresh --old 06b07eb --methods dense_reranker
+    python maintainers/check_parity.py --workspace ../fresh --old 06b07eb --methods dense_reranker
 """
 
 from __future__ import annotations

@@ -3,13 +3,14 @@
 A new user's run (the README's first command, in a fresh clone with an empty DVC cache and
 empty side caches) is compared with this workspace, stage by stage, for every stage the clone
 has run since it started (those with a timing record of this run): each output file byte for
-byte; a JSON report without its wall times, rates and run ids (as ``tiny_identical.py`` compares
-them); a SQLite side cache by its rows, without their write times. Also sums the stage time
-the clone recorded in ``reports/timings/`` since it started. Writes
+byte; a JSON report without its wall times, rates and run ids (as
+``check_tiny_identical.py`` compares them); a SQLite side cache by its rows, without their
+write times. Also sums the stage time the clone recorded in ``reports/timings/`` since it
+started. Writes
 ``reports/fresh_clone.json``.
 
     git clone . ../fresh && (cd ../fresh && FINGAP_CACHE_DIR=$(mktemp -d) make repro)
-    python benchmarks/fresh_clone_check.py --clone ../fresh --started 2026-11-25T06:16:02Z
+    python maintainers/check_fresh_clone.py --clone ../fresh --started 2026-11-25T06:16:02Z
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "benchmarks"))
-from tiny_identical import fingerprint  # noqa: E402
+sys.path.insert(0, str(ROOT / "maintainers"))
+from check_tiny_identical import fingerprint  # noqa: E402
 
 from fingap.core.timings import TIMINGS_DIR, read_records  # noqa: E402
 
