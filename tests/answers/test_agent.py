@@ -177,3 +177,11 @@ def test_a_column_ending_on_the_date_asked_comes_first():
     assert rank_facts([dec31, dec25], pq, "balance_sheet", {})[0]["id"] == 1
     # no date asked: the leftmost column, as before
     assert rank_facts([dec25, dec31], ParsedQuestion(True), "balance_sheet", {})[0]["id"] == 2
+
+
+def test_a_row_printed_both_ways_keeps_its_sign():
+    from fingap.answers.agent import _BOTH_WAYS
+
+    assert _BOTH_WAYS.search("Interest expense (income), net")
+    assert _BOTH_WAYS.search("Other (income) expense")
+    assert not _BOTH_WAYS.search("Interest expense")

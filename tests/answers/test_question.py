@@ -358,3 +358,9 @@ def test_averages_over_years_and_written_definitions(text, expression):
     p = parse_question(text)
     assert p.figure, p.reason
     assert p.expression == expression
+
+
+def test_dates_units_and_rounding_are_no_part_of_a_label_phrase():
+    p = parse_question("What was Foo's net interest cost for the fiscal year ended May 31, 2023, "
+                       "in $ millions, to 2dp?")
+    assert p.labels == {"row_net_interest_cost": "net interest cost"}

@@ -37,6 +37,7 @@ from .resolver import ResolverParams, resolve_rows
 
 GATE_MODES = ("flag", "abstain")
 _COST_WORDS = re.compile(r"\b(?:expenses?|costs?)\b")
+_BOTH_WAYS = re.compile(r"\((?:income|expense|gain|loss|benefit)\)", re.I)
 _STOP_WORDS = {"the", "a", "an", "of", "and", "to", "for", "in", "on", "at", "by", "from"}
 DEFAULT_DECIMALS = {"usd": 2, "usd_per_share": 2, "ratio": 2, "percent": 2, "days": 2}
 
@@ -287,7 +288,9 @@ class Agent:
         values = {}
         for name, f in chosen.items():
             v = f["value"]
-            if self._magnitude(f["wanted"]):
+            # an outflow is an amount; a row printed both ways ("Interest expense (income),
+            # net", "Other (income) expense") keeps the sign it prints
+            if self._magnitude(f["wanted"]) and not _BOTH_WAYS.search(f["label"]):
                 v = abs(v)
             if pq.unit == "usd" or len(scales) > 1:
                 if f["scale"] is None and f["wanted"] != "eps_diluted":
@@ -313,7 +316,8 @@ class Agent:
                    "duration": f["duration"], "end_date": f.get("end_date"),
                    "statement": f["statement"], "doc": f["doc"],
                    "page": f["page"], "source": f["source"],
-                   "magnitude": self._magnitude(f["wanted"])}
+                   "magnitude": self._magnitude(f["wanted"])
+                   and not _BOTH_WAYS.search(f["label"])}
                   for name, f in sorted(chosen.items())]
         recomputed = evaluate(pq.expression, values)
         if pq.unit == "usd":

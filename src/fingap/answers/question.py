@@ -396,10 +396,19 @@ _PERIOD_PHRASE = re.compile(
     r"(?:\s+\d{1,2})?\b")
 
 
+# dates, units and rounding are never part of a line item's printed name
+_NOT_NAME_WORDS = {"jan", "january", "feb", "february", "mar", "march", "apr", "april", "may",
+                   "jun", "june", "jul", "july", "aug", "august", "sep", "sept", "september",
+                   "oct", "october", "nov", "november", "dec", "december", "end", "close", "as",
+                   "x", "usd", "dollars", "thousands", "millions", "billions", "mn", "bn", "dp",
+                   "decimal", "decimals", "places", "percent", "rounded"}
+
+
 def _label_input(norm: str, ctx: _Context, phrase: str) -> str:
     """The input name of a line item known only by its words, resolved against the printed
     labels by the agent (``fingap.answers.resolver``); its phrase goes into ``ctx.labels``."""
-    words = [w for w in _PERIOD_PHRASE.sub(" ", norm).split() if w not in _STOP]
+    words = [w for w in _PERIOD_PHRASE.sub(" ", norm).split()
+             if w not in _STOP and w not in _NOT_NAME_WORDS and not re.search(r"\d", w)]
     # a phrase that names a ratio, rate or change ("receivable days", "widget ratio") is a
     # metric the parser could not build, never a printed line item
     if len(words) < 2 or len(words) > 8 or _RATIO_WORDS.search(norm):
