@@ -114,3 +114,20 @@ def test_the_stored_ranking_falls_back_to_the_committed_per_question_record(tmp_
     ranking, where = adhoc._stored_top("m", "standard", read_run)
     assert ranking == {"q1": [("D::p0001::c00", 0.5), ("D::p0002::c00", 0.4)]}
     assert where.endswith("m__standard.jsonl")
+
+
+def test_fingap_best_is_built_when_every_folds_choice_can_run(tmp_path, monkeypatch):
+    import json
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "reports").mkdir()
+    (tmp_path / "reports/best_selection.json").write_text(json.dumps({"folds": {
+        "0": {"method": "page_scorer_hn_page_order", "inner": {}},
+        "1": {"method": "page_scorer_reranker", "inner": {"page_scorer": 0.4}}}}))
+    with pytest.raises(AdHocError, match="not built here"):
+        check_method("fingap_best")
+    (tmp_path / "data/runs/page_scorer_hn_page_order").mkdir(parents=True)
+    with pytest.raises(AdHocError, match="not built here"):  # fold 1 has nothing to run
+        check_method("fingap_best")
+    (tmp_path / "data/runs/page_scorer").mkdir(parents=True)
+    assert check_method("fingap_best") == "fingap_best"     # no fingap_best run needed

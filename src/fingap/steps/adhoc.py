@@ -80,7 +80,16 @@ def method_is_built(method: str, runs_dir: Path = RUNS, index_dir: Path = PATHS[
     if method in CHUNK_METHODS:
         return (index_dir / method).is_dir()
     if method == BEST:
-        return BEST_SELECTION.exists() and (runs_dir / BEST).is_dir()
+        # what serves a new question is each fold's choice (or the candidate that replaces a
+        # choice that cannot run here, see AdHocRetriever._resolve), not fingap best's own run
+        if not BEST_SELECTION.exists():
+            return False
+        for chosen in read_json(BEST_SELECTION)["folds"].values():
+            options = [chosen["method"]] if chosen["method"] in PAGE_METHODS else \
+                [m for m in (chosen.get("inner") or {}) if m in PAGE_METHODS]
+            if not any((runs_dir / m).is_dir() for m in options):
+                return False
+        return True
     return method in PAGE_METHODS and (runs_dir / method).is_dir()
 
 
