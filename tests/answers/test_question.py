@@ -364,3 +364,13 @@ def test_dates_units_and_rounding_are_no_part_of_a_label_phrase():
     p = parse_question("What was Foo's net interest cost for the fiscal year ended May 31, 2023, "
                        "in $ millions, to 2dp?")
     assert p.labels == {"row_net_interest_cost": "net interest cost"}
+
+
+def test_by_how_much_did_it_fall_is_the_size_of_the_fall():
+    p = parse_question("By how many dollars did Foo's current assets shrink from FY2022 to "
+                       "FY2023, in USD millions?")
+    assert p.expression == "((total_current_assets__fy2022) - (total_current_assets__fy2023))"
+    # a question that asks for a signed change keeps the sign
+    p = parse_question("By how much did Foo's inventory fall from FY2021 to FY2022, in USD "
+                       "millions (negative for a fall)?")
+    assert p.expression == "((inventory__fy2022) - (inventory__fy2021))"

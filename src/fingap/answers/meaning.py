@@ -82,6 +82,7 @@ _COMMON = set(
     "respectively value level size generate generated support supported post posted book booked "
     # the shape words of the expression the parse built (checked by (f), not by name)
     "margin ratio rate average averaged averages avg mean across each every growth change "
+    "decreased "
     "changed yoy percent % less plus minus times "
     "divided over add added adding subtract subtracted sum x "
     "zero one two three four five "

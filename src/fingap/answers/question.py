@@ -181,6 +181,7 @@ _DEFINE = [
 ]
 # questions that ask for something other than a figure
 _CHANGED = re.compile(r"\bchang(?:e|ed|es)\b|\bincreas(?:e|ed)\b|\bdecreas(?:e|ed)\b", re.I)
+_FALL_VERBS = {"decrease", "decline", "fall", "shrink", "drop"}
 _NOT_FIGURE = re.compile(r"\bwhich\b|^\s*if\b|\bhow\s+much\s+(?:could|would|can|should|might)\b|"
                          r"^\s*(?:why|who|where|when|explain|describe|discuss|list|"
                          r"how\s+(?:did|does|do|has|have|is|are|was|were|would|could|can)\b)|"
@@ -195,7 +196,8 @@ _ASKED = re.compile(
     r"(?:did|does|do|was|were|is|went|goes|go)\s+(?P<pct_rest>[^?]+)"
     rf"|\b(?:what|how\s+(?:much|large|big|many(?=\s+(?:dollars|cents)\b)))(?P<pre>(?:\s+[\w&'\u2019,\-]+){{0,8}}?)\s+{_VERB}\s+"
     r"(?P<asked>[^?]+)"
-    r"|\b(?P<how>by\s+what\s+(?:percentage|percent|%)|by\s+how\s+much|how\s+fast)\s+did\s+"
+    r"|\b(?P<how>by\s+what\s+(?:percentage|percent|%)|by\s+how\s+(?:much|many\s+dollars)|"
+    r"how\s+fast)\s+did\s+"
     r"(?P<grew>[^?]+)"
     r"|\bhow\s+many\s+times\s+(?:did|does|do|has|have)\s+[^?]*?\bturn(?:ed)?(?:\s+over)?\s+"
     r"(?P<turned>[^?]+)"
@@ -268,11 +270,15 @@ def asked_phrase(text: str, keep_remarks: bool = False) -> str | None:
     elif m["grew"]:
         # "By what percentage did net income grow in ...", "how fast did X grow" ask for the
         # growth of X; "by how much did X rise" in an amount asks for the change
-        amount = m["how"].lower().startswith("by how much") and not _PERCENT.search(text)
-        item = re.sub(r"\b(?:grow|grew|increase|decrease|decline|rise|fall|change|climb|shrink|"
-                      r"drop|jump)\b", " ", m["grew"], count=1)
-        # the amount: X's difference between the years named (the "changed" form below)
-        phrase = f"{item} changed" if amount else f"growth in {item}"
+        amount = m["how"].lower().startswith("by how") and not _PERCENT.search(text)
+        verb = re.search(r"\b(?:grow|grew|increase|decrease|decline|rise|fall|change|climb|shrink|"
+                         r"drop|jump)\b", m["grew"])
+        item = m["grew"][:verb.start()] + " " + m["grew"][verb.end():] if verb else m["grew"]
+        # the amount: X's difference between the years named (the "changed" form below); "by
+        # how much did X shrink" asks for the size of the fall ("decreased")
+        fell = verb is not None and verb[0].lower() in _FALL_VERBS
+        phrase = f"{item} {'decreased' if fell else 'changed'}" if amount else \
+            f"growth in {item}"
     elif m["turned"]:
         # "how many times did X turn (over) its inventory in 2022" asks for inventory turnover
         item = re.split(r"\s+(?:in|for|during|over|across)\s+|,", m["turned"], maxsplit=1)[0]
@@ -697,7 +703,11 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
                         raise
                     expression, unit = _expression(lead, ctx)
             per_year.append(expression)
-        if changed:
+        if changed and re.search(r"\bdecreased\b", asked_core, re.I) and \
+                not re.search(r"\bnegative\b", text, re.I):
+            # "by how much did X decrease": the size of the fall, positive when X fell
+            expression = f"(({per_year[0]}) - ({per_year[1]}))"
+        elif changed:
             expression = f"(({per_year[1]}) - ({per_year[0]}))"
         else:
             expression = per_year[0] if len(per_year) == 1 else \
