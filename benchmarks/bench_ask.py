@@ -32,7 +32,7 @@ from fingap.core.io import read_jsonl, update_json_section
 from fingap.evaluation.scoring import METRICS_GENERATED
 from fingap.ingestion.extract import read_page_texts
 from fingap.steps import adhoc
-from fingap.steps.ask import FACTS, PAGES, PageRetriever, SharedLLM, _agent
+from fingap.steps.ask import FACTS, PAGES, PageRetriever, SharedLLM, answer_agent
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -49,7 +49,7 @@ def in_process(method: str, questions: list[dict], k: int) -> dict:
     retriever = PageRetriever(method)
     times, verified = [], 0
     with FactStore(ROOT / FACTS) as store, ExitStack() as stack:
-        agent, llm = _agent(texts, store), SharedLLM(stack)
+        agent, llm = answer_agent(texts, store), SharedLLM(stack)
         for i, q in enumerate([questions[0], *questions]):
             t = time.perf_counter()
             aq = adhoc.AdHocQuestion(q["id"], q["question"], None)

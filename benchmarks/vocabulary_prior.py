@@ -31,11 +31,11 @@ from fingap.ingestion.extract import read_page_texts
 from fingap.steps.answer import (
     OWN_SETS,
     doc_type_of,
-    gate_params,
-    llm_figures,
+    gold_pages_of,
     record_value_matches,
     resolver_params,
 )
+from fingap.steps.ask import answer_agent
 
 ROOT = Path(__file__).resolve().parents[1]
 KEEP = ("n", "StrictAcc", "Coverage", "verified", "verified_correct", "verified_wrong",
@@ -50,9 +50,7 @@ def question_set(name: str) -> list[dict]:
                 for q in read_jsonl(ROOT / "data/corpus/questions.jsonl")
                 if q["status"] == "evaluated" and q["question_type"] == METRICS_GENERATED]
     return [{"id": r["financebench_id"], "question": r["question"], "answer": r["answer"],
-             "doc": r.get("doc_name"),
-             "pages": list(dict.fromkeys((e["doc_name"], int(e["evidence_page_num"]))
-                                         for e in r.get("evidence") or []))}
+             "doc": r.get("doc_name"), "pages": gold_pages_of(r)}
             for r in read_jsonl(ROOT / f"annotations/{name}_questions.jsonl")]
 
 
@@ -86,10 +84,7 @@ def main() -> None:
         variants |= {f"{k}_semantic": replace(v, matcher=args.semantic)
                      for k, v in list(variants.items())}
     with FactStore(ROOT / "data/facts/facts.sqlite") as store:
-        agents = {k: Agent(store, texts, gate=ap["gate"],
-                           max_follow_ups=int(ap["max_follow_ups"]),
-                           gate_params=gate_params(ap), llm_figures=llm_figures(ap), resolver=v)
-                  for k, v in variants.items()}
+        agents = {k: answer_agent(texts, store, v) for k, v in variants.items()}
         for name in args.sets:
             rows = question_set(name)
             t0 = time.perf_counter()

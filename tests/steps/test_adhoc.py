@@ -100,18 +100,17 @@ def test_the_stored_ranking_falls_back_to_the_committed_per_question_record(tmp_
 
     import pytest
 
-    from fingap.core.runs import read_run
     from fingap.steps import adhoc
 
     monkeypatch.setattr(adhoc, "RUNS", tmp_path / "runs")
     monkeypatch.setattr(adhoc, "PER_QUESTION", tmp_path / "per_question")
     with pytest.raises(adhoc.AdHocError, match="no stored run"):
-        adhoc._stored_top("m", "standard", read_run)
+        adhoc._stored_top("m", "standard")
     (tmp_path / "per_question").mkdir()
     (tmp_path / "per_question" / "m__standard.jsonl").write_text(json.dumps(
         {"question_id": "q1", "retrieved": [["D::p0001::c00", "D", 1, 0.5],
                                             ["D::p0002::c00", "D", 2, 0.4]]}) + "\n")
-    ranking, where = adhoc._stored_top("m", "standard", read_run)
+    ranking, where = adhoc._stored_top("m", "standard")
     assert ranking == {"q1": [("D::p0001::c00", 0.5), ("D::p0002::c00", 0.4)]}
     assert where.endswith("m__standard.jsonl")
 

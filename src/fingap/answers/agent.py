@@ -281,6 +281,11 @@ class Agent:
             return bool(_COST_WORDS.search(concept[len(LABEL_PREFIX):].replace("_", " ")))
         return bool(c and c.magnitude)
 
+    def _read_as_magnitude(self, fact: dict) -> bool:
+        """An outflow is read as an amount; a row printed both ways ("Interest expense
+        (income), net", "Other (income) expense") keeps the sign it prints."""
+        return self._magnitude(fact["wanted"]) and not _BOTH_WAYS.search(fact["label"])
+
     def _compute(self, qid: str, question: str, pq: ParsedQuestion, chosen: dict[str, dict],
                  steps: list[dict], enforce_gate: bool = True
                  ) -> tuple[AnswerRecord | None, str, list[dict]]:
@@ -288,9 +293,7 @@ class Agent:
         values = {}
         for name, f in chosen.items():
             v = f["value"]
-            # an outflow is an amount; a row printed both ways ("Interest expense (income),
-            # net", "Other (income) expense") keeps the sign it prints
-            if self._magnitude(f["wanted"]) and not _BOTH_WAYS.search(f["label"]):
+            if self._read_as_magnitude(f):
                 v = abs(v)
             if pq.unit == "usd" or len(scales) > 1:
                 if f["scale"] is None and f["wanted"] != "eps_diluted":
@@ -316,8 +319,7 @@ class Agent:
                    "duration": f["duration"], "end_date": f.get("end_date"),
                    "statement": f["statement"], "doc": f["doc"],
                    "page": f["page"], "source": f["source"],
-                   "magnitude": self._magnitude(f["wanted"])
-                   and not _BOTH_WAYS.search(f["label"])}
+                   "magnitude": self._read_as_magnitude(f)}
                   for name, f in sorted(chosen.items())]
         recomputed = evaluate(pq.expression, values)
         if pq.unit == "usd":

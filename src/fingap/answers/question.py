@@ -317,6 +317,10 @@ class _Context:
     # change measure from
     base_year: int | None = None
 
+    def earlier(self, year: int) -> int | None:
+        """The year a change to ``year`` is measured from, when the question names one."""
+        return self.base_year if self.base_year is not None and self.base_year < year else None
+
 
 def _clean(text: str) -> str:
     text = _strip_statement_names(text)
@@ -380,8 +384,7 @@ def _operand(phrase: str, ctx: _Context) -> tuple[str, str]:
             # the growth of a line item the vocabulary does not know: its printed label
             x = after[0] if after else _label_input(norm[lib[2]:], ctx, phrase)
         # "growth from 2016 to 2018" compares the two years named, not 2018 with 2017
-        base = ctx.base_year if ctx.base_year is not None and ctx.base_year < year else None
-        return f"({expand(metric.expr, year, x, prev_year=base)})", metric.unit
+        return f"({expand(metric.expr, year, x, prev_year=ctx.earlier(year))})", metric.unit
     if not terms:
         return input_name(_label_input(norm, ctx, phrase), year), "usd"
     concept = max(terms, key=lambda t: t[1] - t[0])[2]
@@ -439,8 +442,7 @@ def _shape_change(norm: str, years: list[int], year: int, ctx: _Context):
     if not m:
         return None
     x, unit = _operand(m["x"], _deeper(ctx, year))
-    base = years[0] if len(years) >= 2 else ctx.base_year \
-        if ctx.base_year is not None and ctx.base_year < year else year - 1
+    base = years[0] if len(years) >= 2 else ctx.earlier(year) or year - 1
     prev, _ = _operand(m["x"], _deeper(ctx, base))
     return f"({x} - {prev})", unit
 

@@ -22,9 +22,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..core.io import read_json
+from ..core.io import read_json, read_jsonl
 from ..core.params import load_params
-from ..core.runs import Run
+from ..core.runs import Run, read_run
 from ..ingestion.corpus import Evidence, Question
 from ..training.folds import fold_of_question
 from .zoo import METHODS, PATHS, Context
@@ -80,17 +80,26 @@ def method_is_built(method: str, runs_dir: Path = RUNS, index_dir: Path = PATHS[
     if method in CHUNK_METHODS:
         return (index_dir / method).is_dir()
     if method == BEST:
-        # what serves a new question is each fold's choice (or the candidate that replaces a
-        # choice that cannot run here, see AdHocRetriever._resolve), not fingap best's own run
+        # what serves a new question is what each fold runs (fold_method), not fingap best's
+        # own run
         if not BEST_SELECTION.exists():
             return False
-        for chosen in read_json(BEST_SELECTION)["folds"].values():
-            options = [chosen["method"]] if chosen["method"] in PAGE_METHODS else \
-                [m for m in (chosen.get("inner") or {}) if m in PAGE_METHODS]
-            if not any((runs_dir / m).is_dir() for m in options):
-                return False
-        return True
+        return all((m := fold_method(chosen, runs_dir)) is not None and
+                   method_is_built(m, runs_dir)
+                   for chosen in read_json(BEST_SELECTION)["folds"].values())
     return method in PAGE_METHODS and (runs_dir / method).is_dir()
+
+
+def fold_method(chosen: dict, runs_dir: Path = RUNS) -> str | None:
+    """The method that runs for a fold of fingap best (``chosen``: its entry in
+    best_selection.json): its choice, or, when that choice needs inputs made for the evaluated
+    questions only (HyDE passages, a per-fold reranker run), the best candidate on the same
+    inner score that is built here; None when there is none."""
+    if chosen["method"] in PAGE_METHODS:
+        return chosen["method"]
+    inner = chosen.get("inner") or {}
+    servable = [m for m in inner if m in PAGE_METHODS and method_is_built(m, runs_dir)]
+    return max(servable, key=lambda m: (inner[m], m)) if servable else None
 
 
 def known_methods() -> list[str]:
@@ -209,23 +218,17 @@ class AdHocRetriever:
         return run, prov
 
     def _resolve(self, fold: int) -> str:
-        """The method that runs for a fold: fingap best's choice, or, when that choice needs
-        inputs made for the evaluated questions only (HyDE passages, a per-fold reranker run),
-        the best candidate on the same inner score that can run here."""
+        """The method that runs for a fold (``fold_method``)."""
         if self._selection is None:
             return self.method
         chosen = self._selection["folds"][str(fold)]
-        if chosen["method"] in PAGE_METHODS:
-            return chosen["method"]
-        inner = chosen.get("inner") or {}
-        servable = [m for m in inner if m in PAGE_METHODS and method_is_built(m)]
-        if not servable:
+        method = fold_method(chosen)
+        if method is None:
             raise AdHocError(f"fingap best chose {chosen['method']} for fold {fold}, which "
                              "cannot score new questions, and no other candidate is built")
-        return max(servable, key=lambda m: (inner[m], m))
+        return method
 
     def _chunk_search(self, questions: list[AdHocQuestion], k: int, condition: str) -> Run:
-        from ..core.io import read_jsonl
         from ..core.params import section
         from ..retrieval.conditions import allowed_rows
         from ..retrieval.loading import load_retriever
@@ -250,7 +253,6 @@ def replay_evaluated(method: str, condition: str = "standard", k: int | None = N
     and id only, no document), so routing and heads are computed at ask time. A question whose
     fold choice cannot score new questions (HyDE passages) is compared with the run of the
     candidate that replaced it (``substituted``) instead."""
-    from ..core.runs import read_run
     from ..ingestion.corpus import STATUS_EVALUATED, read_questions
     from .zoo import PATHS as ZOO_PATHS
 
@@ -267,7 +269,7 @@ def replay_evaluated(method: str, condition: str = "standard", k: int | None = N
                    if chosen and prov[q.id]["ran"] != chosen[str(prov[q.id]["fold"])]}
     stored, reference = {}, {}
     for m in {method, *substituted.values()}:
-        stored[m], reference[m] = _stored_top(m, condition, read_run)
+        stored[m], reference[m] = _stored_top(m, condition)
     differ = sorted(q.id for q in questions if [c for c, _ in run.get(q.id, [])[:k]] != [
         c for c, _ in stored[substituted.get(q.id, method)].get(q.id, [])[:k]])
     return {"method": method, "condition": condition, "k": k, "n": len(questions),
@@ -279,7 +281,7 @@ def replay_evaluated(method: str, condition: str = "standard", k: int | None = N
 PER_QUESTION = Path("reports/per_question")
 
 
-def _stored_top(method: str, condition: str, read_run) -> tuple[dict, str]:
+def _stored_top(method: str, condition: str) -> tuple[dict, str]:
     """The method's stored ranking per question and where it was read: its run in
     ``data/runs`` where the workspace has it, else the chunks its committed per-question record
     lists (``reports/per_question``, written from that run by the evaluate stage)."""
@@ -289,7 +291,5 @@ def _stored_top(method: str, condition: str, read_run) -> tuple[dict, str]:
     records = PER_QUESTION / f"{method}__{condition}.jsonl"
     if not records.exists():
         raise AdHocError(f"no stored run of {method!r} ({path} or {records}); run `dvc repro`")
-    from ..core.io import read_jsonl
-
     return ({r["question_id"]: [(c[0], c[3]) for c in r["retrieved"]]
              for r in read_jsonl(records)}, str(records))

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from ..answers.agent import Agent, AnswerRecord
 from ..answers.fact_store import FactStore
+from ..answers.resolver import ResolverParams
 from ..core.io import JsonlError, read_jsonl, write_jsonl
 from ..core.params import load_params
 from ..ingestion.extract import read_page_texts
@@ -93,13 +94,16 @@ class SharedLLM:
         return call
 
 
-def _agent(texts: dict, store: FactStore) -> Agent:
+def answer_agent(texts: dict, store: FactStore, resolver: ResolverParams | None = None
+                 ) -> Agent:
+    """The answer agent as params.yaml ``answer`` configures it (``resolver`` overrides the
+    line-item resolver's settings, for a benchmark that compares them)."""
     from .answer import gate_params, llm_figures, resolver_params
 
     ap = load_params().get("answer") or {}
     return Agent(store, texts, gate=ap.get("gate", "abstain"),
                  max_follow_ups=int(ap.get("max_follow_ups", 3)), gate_params=gate_params(ap),
-                 llm_figures=llm_figures(ap), resolver=resolver_params(ap))
+                 llm_figures=llm_figures(ap), resolver=resolver or resolver_params(ap))
 
 
 def _check_inputs(condition: str, method: str | None) -> None:
@@ -124,7 +128,7 @@ def ask_one(question: str, condition: str, method: str, k: int, doc: str | None)
     q = adhoc.AdHocQuestion("q", question, doc)
     pages, prov = PageRetriever(method).pages([q], k, condition)
     with FactStore(FACTS) as store, ExitStack() as stack:
-        rec = _agent(texts, store).answer("q", question, pages["q"],
+        rec = answer_agent(texts, store).answer("q", question, pages["q"],
                                           SharedLLM(stack).answer(question, pages["q"], texts),
                                           doc_hint=doc)
     return rec.to_dict() | {"method": method, "condition": condition, "retrieval": prov["q"]}
@@ -156,7 +160,7 @@ def ask_file(path: Path, out: Path | None, condition: str, method: str, k: int) 
         pages, prov = PageRetriever(method).pages(qs, k, condition)
     records: list[dict] = []
     with FactStore(FACTS) as store, ExitStack() as stack:
-        agent, llm = _agent(texts, store), SharedLLM(stack)
+        agent, llm = answer_agent(texts, store), SharedLLM(stack)
         for r in rows:
             qid, q = r["financebench_id"], r["question"]
             hint = r.get("doc_name") if condition != "standard" else None
