@@ -6,7 +6,7 @@ TORCH_SPEC ?= torch==2.13.0
 export PATH := $(abspath $(VENV))/bin:$(PATH)
 export DVC_NO_ANALYTICS := 1
 
-.PHONY: setup repro test lint bench clean-venv llama-cpp
+.PHONY: setup repro studies test lint bench clean-venv llama-cpp
 
 setup: $(VENV)/.installed
 
@@ -23,8 +23,11 @@ $(VENV)/.installed: pyproject.toml
 repro: setup
 	dvc repro
 
+studies: setup  # the studies pipeline (docs/studies.md); it reads the product's outputs
+	dvc repro studies/dvc.yaml
+
 lint: setup
-	ruff check src stages tests benchmarks maintainers annotations
+	ruff check src stages tests benchmarks maintainers studies annotations
 
 test: lint
 	pytest

@@ -9,7 +9,9 @@ its wall times and run ids left out; a Markdown report's changed lines are print
 (it prints wall times). Exits 1 when anything else differs or a named stage did not rerun.
 
     python maintainers/check_tiny_identical.py --old HEAD train_page_scorer_hn \
-        train_page_scorer_hn_windows
+        studies/dvc.yaml:train_page_scorer_hn_windows
+
+(a stage of the studies pipeline is named by its DVC address, studies/dvc.yaml:NAME).
 """
 
 from __future__ import annotations
@@ -29,9 +31,10 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from tests.conftest import append_statement_page, make_corpus  # noqa: E402
-from tests.test_pipeline_e2e import one_layer_minilm, tiny_params  # noqa: E402
+from tests.test_pipeline_e2e import one_layer_minilm, write_tiny_params  # noqa: E402
 
-CODE = ("dvc.yaml", "params.yaml", "stages", "src", "annotations")
+CODE = ("dvc.yaml", "params.yaml", "studies/dvc.yaml", "studies/params.yaml", "stages",
+        "src", "annotations")
 VOLATILE = ("mlflow_run_id", "measured_at", "generated_at")  # and keys of seconds, minutes, rates
 
 
@@ -51,15 +54,11 @@ def put_code(proj: Path, source: Path, tiny_model: Path, overrides: list[str]) -
             shutil.copytree(source / name, target,
                             ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
         elif (source / name).exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(source / name, target)
-    params = yaml.safe_load((proj / "params.yaml").read_text())
-    tiny_params(params, tiny_model)
-    for item in overrides:  # SECTION.KEY=VALUE, where the section exists
-        dotted, _, value = item.partition("=")
-        sec, _, key = dotted.partition(".")
-        if sec in params:
-            params[sec][key] = yaml.safe_load(value)
-    (proj / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+        elif target.exists():  # (a file the other commit does not have)
+            target.unlink()
+    write_tiny_params(proj, tiny_model, overrides)
 
 
 def stable_json(value):
@@ -75,10 +74,13 @@ def stable_json(value):
 def fingerprint(proj: Path, stages: list[str]) -> dict[str, str]:
     """{path: digest} of every file the stages output (per dvc.lock); JSON without its
     volatile fields."""
-    lock = yaml.safe_load((proj / "dvc.lock").read_text())["stages"]
+    lock = {}
+    for name in ("dvc.lock", "studies/dvc.lock"):  # the product's and the studies' stages
+        if (proj / name).exists():
+            lock |= yaml.safe_load((proj / name).read_text())["stages"]
     out = {}
     for stage in stages:
-        for o in lock[stage].get("outs", []):
+        for o in lock[stage.rsplit(":", 1)[-1]].get("outs", []):
             path = proj / o["path"]
             files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
             for f in files:
@@ -100,7 +102,9 @@ def main() -> None:
     root = Path(tempfile.mkdtemp(prefix="fingap-identical-"))
     old_code = root / "old"
     old_code.mkdir()
-    archive = subprocess.run(["git", "archive", args.old, *CODE], cwd=ROOT, check=True,
+    present = [name for name in CODE if subprocess.run(
+        ["git", "cat-file", "-e", f"{args.old}:{name}"], cwd=ROOT).returncode == 0]
+    archive = subprocess.run(["git", "archive", args.old, *present], cwd=ROOT, check=True,
                              capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", str(old_code)], input=archive, check=True)
     proj = root / "proj"

@@ -2,10 +2,11 @@
 
 The retrieval issue asks for every part's row "with a paired bootstrap CI against fingap best
 as it stands at the commit where this issue starts". evaluate's own comparisons pair rows of
-the same run; this pairs today's per-question records (``reports/per_question``, or
-``reports/studies/per_question`` for a row a study made: synthetic questions, evidence
-curation) with the baseline row's records read from git, question by question, for PageRec@5
-and DocRec@5, and writes reports/against_start.json.
+the same run; this pairs today's per-question records (``reports/per_question``, the studies
+pipeline's ``reports/studies/per_question``, or ``reports/studies/scripts/per_question`` for a
+row a study script made: synthetic questions, evidence curation) with the baseline row's
+records read from git, question by question, for PageRec@5 and DocRec@5, and writes
+reports/against_start.json.
 
     python maintainers/compare_with_start.py --baseline 06b07eb:fingap_best \
         --methods fingap_best ...
@@ -24,16 +25,22 @@ from fingap.evaluation.stats import paired_bootstrap
 
 ROOT = Path(__file__).resolve().parents[1]
 METRICS = ("PageRec", "DocRec")
-# evaluate's records, then those of rows made by studies (benchmarks/study_*.py)
-RECORD_DIRS = (ROOT / "reports/per_question", ROOT / "reports/studies/per_question")
+# the product's evaluate records, the studies pipeline's (which also scores the product rows
+# its rows are compared with: the same records), then those of rows made by study scripts
+RECORD_DIRS = (ROOT / "reports/per_question", ROOT / "reports/studies/per_question",
+               ROOT / "reports/studies/scripts/per_question")
 
 
 def records_path(method: str, cond: str) -> Path | None:
+    """The first of RECORD_DIRS holding the row's records; a study script's row may not take
+    the name of a pipeline row."""
     found = [d / f"{method}__{cond}.jsonl" for d in RECORD_DIRS
              if (d / f"{method}__{cond}.jsonl").exists()]
-    if len(found) > 1:
-        raise SystemExit(f"{method}: records under both {found[0].parent} and {found[1].parent}")
+    if found and found[-1].parent == RECORD_DIRS[-1] and len(found) > 1:
+        raise SystemExit(f"{method}: records under both {found[0].parent} and {found[-1].parent}")
     return found[0] if found else None
+
+
 SLICE_KEYS = ("doc_type", "question_type")
 
 

@@ -1,16 +1,20 @@
-"""DVC stage: reports/timings.json, every stage's last wall time (`fingap timings` prints it)."""
+"""DVC stage: a pipeline's timings summary, every stage's last wall time (``python
+stages/timings.py [studies]``: reports/timings.json or reports/studies/timings.json; `fingap
+timings` prints it)."""
 
-from pathlib import Path
+import sys
 
-from fingap.core.timings import SUMMARY, TIMINGS_DIR
+from fingap.core.pipelines import pipeline
 from fingap.steps.stagekit import stage
 from fingap.steps.timings import run_timings
 
 
-def main() -> None:
-    with stage("timings", record_time=False):
-        run_timings(TIMINGS_DIR, SUMMARY, Path("dvc.yaml"))
+def main(pipeline_name: str = "product") -> None:
+    p = pipeline(pipeline_name)
+    name = "timings" if p.name == "product" else f"{p.name}_timings"
+    with stage(name, record_time=False):
+        run_timings(p.timings_dir, p.timings_summary, p.dvc_yaml, own_stage=name)
 
 
 if __name__ == "__main__":
-    main()
+    main(*sys.argv[1:])

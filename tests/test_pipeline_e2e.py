@@ -41,8 +41,9 @@ def one_layer_minilm(dest: Path) -> Path:
 
 
 def tiny_params(params: dict, tiny_model: Path) -> None:
-    """The e2e run's parameters, in place: the one-layer MiniLM everywhere, 3 folds, short
-    training and short LLM replies (maintainers/check_tiny_identical.py builds the same project)."""
+    """The e2e run's parameters, in place (``params``: params.yaml and studies/params.yaml
+    merged, as fingap reads them): the one-layer MiniLM everywhere, 3 folds, short training and
+    short LLM replies (maintainers/check_tiny_identical.py builds the same project)."""
     for sec, key in MINILM_PARAMS:
         assert params[sec][key] == "minilm", (sec, key)
         params[sec][key] = str(tiny_model)
@@ -63,6 +64,26 @@ def tiny_params(params: dict, tiny_model: Path) -> None:
     params["generate"].update(max_new_tokens=8)
 
 
+PARAM_FILES = ("params.yaml", "studies/params.yaml")
+
+
+def write_tiny_params(proj: Path, tiny_model: Path, overrides: list[str] = ()) -> None:
+    """Both params files of ``proj`` with tiny_params applied, each section kept in its file
+    (an older checkout without studies/params.yaml keeps every section in params.yaml);
+    ``overrides``: SECTION.KEY=VALUE, applied where the section exists."""
+    files = {name: yaml.safe_load((proj / name).read_text())
+             for name in PARAM_FILES if (proj / name).exists()}
+    merged = {sec: body for params in files.values() for sec, body in params.items()}
+    tiny_params(merged, tiny_model)  # the sections are the same dicts as in files
+    for item in overrides:
+        dotted, _, value = item.partition("=")
+        sec, _, key = dotted.partition(".")
+        if sec in merged:
+            merged[sec][key] = yaml.safe_load(value)
+    for name, params in files.items():
+        (proj / name).write_text(yaml.safe_dump(params, sort_keys=False))
+
+
 def _run(cmd: list[str], cwd: Path, env: dict) -> str:
     p = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
     if p.returncode != 0:
@@ -75,7 +96,9 @@ def project(tmp_path_factory):
     root = tmp_path_factory.mktemp("e2e")
     proj = root / "proj"
     proj.mkdir()
-    for name in ("dvc.yaml", "params.yaml", ".gitignore"):
+    (proj / "studies").mkdir()
+    for name in ("dvc.yaml", "params.yaml", ".gitignore", "studies/dvc.yaml",
+                 "studies/params.yaml"):
         shutil.copy(REPO / name, proj / name)
     for name in ("stages", "src", "annotations"):
         shutil.copytree(REPO / name, proj / name,
@@ -87,8 +110,7 @@ def project(tmp_path_factory):
     append_statement_page(corpus / "pdfs" / "ACME_2022_10K.pdf")
     params = yaml.safe_load((proj / "params.yaml").read_text())
     assert not params["corpus"]["dir"]  # the default location, resolved by fingap
-    tiny_params(params, one_layer_minilm(root / "minilm_1layer"))
-    (proj / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    write_tiny_params(proj, one_layer_minilm(root / "minilm_1layer"))
     env = dict(os.environ)
     env.pop("MLFLOW_TRACKING_URI", None)
     env.pop("FINANCEBENCH_DIR", None)
@@ -98,7 +120,8 @@ def project(tmp_path_factory):
                 ["git", "config", "user.name", "test"], ["dvc", "init", "-q"],
                 ["git", "add", "-A"], ["git", "commit", "-qm", "init"]):
         _run(cmd, proj, env)
-    log = _run(["dvc", "repro"], proj, env)
+    log = _run(["dvc", "repro"], proj, env)  # the product
+    log += _run(["dvc", "repro", "studies/dvc.yaml"], proj, env)  # then the studies
     # the first run's results, for the forced rerun to match
     for src, name in FIRST_RUN.items():
         shutil.copy(proj / src, root / name)
@@ -243,8 +266,9 @@ def test_routed_methods_serve_new_questions(project):
     assert replay["n"] == 4 and replay["same_topk"] == replay["n"], replay
 
 
-def params_methods(proj: Path) -> list[str]:
-    return yaml.safe_load((proj / "params.yaml").read_text())["evaluate"]["methods"]
+def params_methods(proj: Path, section: str = "evaluate") -> list[str]:
+    name = "params.yaml" if section == "evaluate" else "studies/params.yaml"
+    return yaml.safe_load((proj / name).read_text())[section]["methods"]
 
 
 def test_tables_have_their_rows(project):
@@ -263,9 +287,14 @@ def test_tables_have_their_rows(project):
                 "| Hard-negative page scorer, ordered by page score |",
                 "| Page-level hybrid, hard-negative scorer |",
                 "| Page scorer ensemble, ordered by page score |",
-                "| Hard-negative page scorer on whole pages, best window |",
-                "| Hard-negative page scorer on whole pages, mean of windows |",
                 "| Learned page scorer, routed to the top-D documents |",
+                "| fingap best (chosen per fold on the other folds) |",
+                "| Learned page scorer (Oracle-Page) |"):
+        assert row in table
+    # the studies' rows are in the studies' own report, never in the product's
+    studies = (proj / "reports/studies/retrieval.md").read_text()
+    for row in ("| Hard-negative page scorer on whole pages, best window |",
+                "| Hard-negative page scorer on whole pages, mean of windows |",
                 "| Page reranker (cross-encoder) over the routed hard-negative scorer's top "
                 "pages |",
                 "| Untrained page reranker over the routed hard-negative scorer's top pages |",
@@ -274,10 +303,9 @@ def test_tables_have_their_rows(project):
                 "| Late interaction (MaxSim) over the routed hard-negative scorer's top pages, "
                 "base model's token vectors |",
                 "| Hard-negative page scorer on whole pages, best window, routed to the top-D "
-                "documents |",
-                "| fingap best (chosen per fold on the other folds) |",
-                "| Learned page scorer (Oracle-Page) |"):
-        assert row in table
+                "documents |"):
+        assert row in studies and row not in table
+    assert "Paired bootstrap 95% confidence intervals" in studies
     assert "## Generation" in table
     best = json.loads((proj / "reports/best_selection.json").read_text())
     assert set(best["folds"]) == {"0", "1", "2"}
@@ -334,6 +362,16 @@ def test_mlflow_run_logged(project):
             "answers.page_scorer.oracle_page.AURC"} <= set(parent.data.metrics)
     artifacts = {a.path for a in mlflow.MlflowClient().list_artifacts(run_id)}
     assert {"answers.md", "risk_coverage.png"} <= artifacts
+    # the studies' run: its rows, tagged with the product run it read and its training runs
+    study_id = json.loads((proj / "reports/studies/mlflow_run.json").read_text())["parent_run_id"]
+    study = mlflow.get_run(study_id)
+    assert study.data.tags["product_run_id"] == run_id and study.data.tags["pipeline"] == "studies"
+    assert {"page_reranker_training_run_id", "page_scorer_hn_windows_training_run_id"} <= \
+        set(study.data.tags)
+    assert "page_reranker_training_run_id" not in parent.data.tags
+    children = mlflow.search_runs(experiment_names=["fingap"],
+                                  filter_string=f"tags.mlflow.parentRunId = '{study_id}'")
+    assert len(children) == len(params_methods(proj, "studies_evaluate")) * 3
 
 
 def _reran(log: str) -> set[str]:
@@ -357,12 +395,15 @@ def test_every_stage_records_its_wall_time(project):
     from fingap.core.timings import dvc_stage_names
 
     proj, _, _ = project
-    summary = json.loads((proj / "reports/timings.json").read_text())
-    stages = set(dvc_stage_names(yaml.safe_load((proj / "dvc.yaml").read_text()))) - {"timings"}
-    assert set(summary["stages"]) == stages and summary["never_run"] == []
-    assert not any(v["cached"] for v in summary["stages"].values())  # all ran in this repro
-    assert summary["full_run_seconds"] == pytest.approx(
-        sum(v["seconds"] for v in summary["stages"].values()), abs=0.01)
+    for dvc_yaml, summary_path, own in (
+            ("dvc.yaml", "reports/timings.json", "timings"),
+            ("studies/dvc.yaml", "reports/studies/timings.json", "studies_timings")):
+        summary = json.loads((proj / summary_path).read_text())
+        stages = set(dvc_stage_names(yaml.safe_load((proj / dvc_yaml).read_text()))) - {own}
+        assert set(summary["stages"]) == stages and summary["never_run"] == []
+        assert not any(v["cached"] for v in summary["stages"].values())  # all ran in this repro
+        assert summary["full_run_seconds"] == pytest.approx(
+            sum(v["seconds"] for v in summary["stages"].values()), abs=0.01)
 
 
 def _would_rerun(proj: Path, env: dict) -> set[str]:
@@ -373,10 +414,12 @@ def _would_rerun(proj: Path, env: dict) -> set[str]:
     import networkx as nx
     from dvc.repo import Repo
 
-    changed = set(json.loads(_run(["dvc", "status", "--json"], proj, env))) - {"corpus"}
+    changed = {name.rsplit(":", 1)[-1] for target in ("dvc.yaml", "studies/dvc.yaml")
+               for name in json.loads(_run(["dvc", "status", "--json", target], proj, env))}
+    changed -= {"corpus"}
     with Repo(str(proj)) as repo:
-        graph = repo.index.graph  # edges point from a stage to the stages it reads from
-        by_name = {s.name: s for s in graph}
+        graph = repo.index.graph  # both pipelines; edges point from a stage to its inputs'
+        by_name = {s.name: s for s in graph}  # (stage names are unique across the two)
         out = set(changed)
         for name in changed:
             out |= {s.name for s in nx.ancestors(graph, by_name[name])}
@@ -385,6 +428,9 @@ def _would_rerun(proj: Path, env: dict) -> set[str]:
 
 def test_repro_again_reruns_nothing_and_deps_are_exact(project):
     proj, env, _ = project
+    # the studies read the product's outputs, unchanged: only the corpus re-validation (whose
+    # wall-time record is the product's)
+    assert _reran(_run(["dvc", "repro", "studies/dvc.yaml"], proj, env)) == {"corpus"}
     log = _run(["dvc", "repro"], proj, env)
     # only the corpus re-validation (same manifest) and the timings summary of its new time
     assert _reran(log) == {"corpus", "timings"}
@@ -392,6 +438,7 @@ def test_repro_again_reruns_nothing_and_deps_are_exact(project):
     assert summary["stages"]["corpus"]["cached"] is False
     assert summary["stages"]["chunk"]["cached"] is True
     assert _changed_stages(_run(["dvc", "status"], proj, env)) <= {"corpus"}
+    assert _changed_stages(_run(["dvc", "status", "studies/dvc.yaml"], proj, env)) <= {"corpus"}
     assert _would_rerun(proj, env) == set()
     try:
         # chunk.size reruns chunking and what follows, never extraction or training
@@ -436,7 +483,8 @@ def test_queued_sweep_runs_in_dvc_copies_and_shows_in_exp_show(project):
     _run(["git", "add", "-A"], proj, env)
     _run(["git", "commit", "-qm", "baseline"], proj, env)
     for p in (10, 5):
-        _run(["dvc", "exp", "run", "--queue", "-S", f"page_scorer.P={p}"], proj, env)
+        _run(["dvc", "exp", "run", "--queue", "-S", f"page_scorer.P={p}", "dvc.yaml",
+              "studies/dvc.yaml"], proj, env)  # both pipelines: P is read in each
     # both at once, one per core. Its output goes to a file, not a pipe: the workers it leaves
     # behind inherit its stdout, and a pipe would hold this test until the last one exits.
     with open(proj.parent / "queue_start.log", "w") as log:
@@ -460,18 +508,23 @@ def test_queued_sweep_runs_in_dvc_copies_and_shows_in_exp_show(project):
     name = {r["data"]["params"]["params.yaml"]["data"]["page_scorer"]["P"]: r["name"]
             for row in shown for e in (row.get("experiments") or []) for r in e["revs"]}[10]
     ran = _reran(_run(["dvc", "queue", "logs", name], proj, env))
-    assert {"retrieve_pages@page_scorer", "retrieve_pages_maxsim@page_maxsim_routed",
-            "retrieve_pages_reranked@page_reranker_routed"} <= ran
+    assert {"retrieve_pages@page_scorer",
+            "studies/dvc.yaml:retrieve_pages_maxsim@page_maxsim_routed",
+            "studies/dvc.yaml:retrieve_pages_reranked@page_reranker_routed"} <= ran
     # what a user reads in a 160-column terminal: the swept parameter, every line within it
     wide = dict(env, COLUMNS="160")
-    table = _run(["dvc", "exp", "show", "--only-changed", "--no-pager"], proj, wide)
+    # (the README's command: the changed data and report files, deps of the stages P reruns,
+    # are dropped, leaving the swept params beside the headline metrics)
+    table = _run(["dvc", "exp", "show", "--only-changed", "--drop",
+                  "^(data|models|reports)/|params.yaml$", "--no-pager"], proj, wide)
     assert "page_scorer.P" in table and max(map(len, table.splitlines())) <= 160, table
     diff = _run(["dvc", "metrics", "diff", "--all"], proj, wide)
     assert "best.PageRec@5" in diff and max(map(len, diff.splitlines())) <= 160, diff
     assert not ran & {"train_page_scorer", "page_index@trained", "retrieve@dense",
                       "retrieve_pages@page_scorer_p5", "index@bm25", "chunk",
-                      "page_heads_maxsim@page_maxsim_routed",
-                      "page_heads_reranked@page_reranker_routed"}  # their heads are P-free
+                      "studies/dvc.yaml:page_heads_maxsim@page_maxsim_routed",
+                      "studies/dvc.yaml:page_heads_reranked@page_reranker_routed",
+                      "studies/dvc.yaml:train_page_reranker"}  # the heads are P-free
 
 
 def _stop_idle_workers(proj: Path, grace: float = 30.0) -> None:
@@ -569,7 +622,8 @@ def test_forced_rerun_is_byte_identical(project, forced_rerun):
     for report in ("reports/hyde.json", "reports/generation.json"):
         r = json.loads((copy / report).read_text())
         assert r["llm_calls"] == 0 and r["cache_hit_rate"] == 1.0, report
-    assert _changed_stages(_run(["dvc", "status"], copy, env)) <= {"corpus"}
+    # (the product's stages: the copy has no DVC cache for the studies' outputs)
+    assert _changed_stages(_run(["dvc", "status", "dvc.yaml"], copy, env)) <= {"corpus"}
 
 
 def _changed_stages(status: str) -> set[str]:

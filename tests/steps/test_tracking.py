@@ -1,4 +1,5 @@
 import os
+from pathlib import Path
 
 import pytest
 
@@ -120,7 +121,7 @@ def test_track_tags_the_parent_run_with_every_training_run(monkeypatch, tmp_path
 
     import mlflow
 
-    from fingap.steps.tracking import run_track
+    from fingap.steps.tracking import run_track, training_reports
 
     monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
     reports = tmp_path / "reports"
@@ -132,11 +133,37 @@ def test_track_tags_the_parent_run_with_every_training_run(monkeypatch, tmp_path
     manifest.write_text(json.dumps({"files": {}, "questions": {"n_evaluated": 1,
                                                                "n_missing_doc": 0}}))
     out = reports / "mlflow_run.json"
-    run_id = run_track(tmp_path, "test", {"k": 1}, reports, manifest, out)
+    training = training_reports(["reports/metrics.json", "reports/reranker_training.json",
+                                 "reports/page_scorer_training.json"])
+    assert training == [Path("reports/reranker_training.json"),
+                        Path("reports/page_scorer_training.json")]
+    run_id = run_track(tmp_path, "test", {"k": 1}, reports, manifest, out,
+                       training=[tmp_path / p for p in training])
     assert json.loads(out.read_text()) == {"parent_run_id": run_id}
     mlflow.set_tracking_uri(f"sqlite:///{tmp_path / 'mlflow.db'}")
     tags = mlflow.get_run(run_id).data.tags
-    assert tags["reranker_training_run_id"] == "abc"
+    assert tags["reranker_training_run_id"] == "abc" and tags["pipeline"] == "product"
     assert "page_scorer_training_run_id" not in tags  # no report, no tag
     arts = [a.path for a in mlflow.MlflowClient().list_artifacts(run_id)]
     assert arts == ["gap.md", "metrics.json"]
+
+    # the studies' run: its own metrics, tagged with the product run it read
+    studies = reports / "studies"
+    (studies / "per_question").mkdir(parents=True)
+    (studies / "metrics.json").write_text(
+        json.dumps({"page_maxsim_routed": {"standard": {"PageRec@5": 0.6}}}))
+    study_id = run_track(tmp_path, "test", {"k": 1}, reports, manifest,
+                         studies / "mlflow_run.json", pipeline="studies")
+    run = mlflow.get_run(study_id)
+    assert run.data.tags["product_run_id"] == run_id and run.info.run_name == "studies"
+    assert run.data.metrics == {"page_maxsim_routed.standard.PageRec_at_5": 0.6}
+    assert [a.path for a in mlflow.MlflowClient().list_artifacts(study_id)] == ["metrics.json"]
+
+
+def test_studies_track_needs_the_product_run(tmp_path):
+    from fingap.steps.tracking import run_track
+
+    (tmp_path / "reports/studies").mkdir(parents=True)
+    with pytest.raises(FileNotFoundError, match="product's track stage has not run"):
+        run_track(tmp_path, "test", {}, tmp_path / "reports", tmp_path / "manifest.json",
+                  tmp_path / "out.json", pipeline="studies")

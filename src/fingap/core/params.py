@@ -16,11 +16,30 @@ class ParamError(ValueError):
     """An invalid value in params.yaml; the message names the parameter."""
 
 
-def load_params(path: str | Path = "params.yaml") -> dict[str, Any]:
+# the studies pipeline's own params file, beside params.yaml (fingap.core.pipelines)
+STUDIES_PARAMS = Path("studies/params.yaml")
+
+
+def _read_mapping(path: str | Path) -> dict[str, Any]:
     with open(path, encoding="utf-8") as f:
         params = yaml.safe_load(f) or {}
     if not isinstance(params, dict):
         raise ParamError(f"{path}: expected a mapping at the top level")
+    return params
+
+
+def load_params(path: str | Path = "params.yaml") -> dict[str, Any]:
+    """params.yaml, with the sections of studies/params.yaml beside it where that file exists:
+    every stage and command sees one set of sections, whichever pipeline defines them, so a
+    study's stage reads its params the same way once it moves into the product."""
+    params = _read_mapping(path)
+    studies = Path(path).parent / STUDIES_PARAMS
+    if studies.exists():
+        extra = _read_mapping(studies)
+        both = sorted(set(params) & set(extra))
+        if both:
+            raise ParamError(f"{studies}: sections {both} are also in {path}; keep each in one")
+        params = {**params, **extra}
     check_numeric_domains(params)
     return params
 
@@ -143,6 +162,8 @@ NUMERIC_DOMAINS: dict[str, Domain] = {
     "answer.k": _COUNT, "answer.max_follow_ups": Domain(int, 0),
     "answer.label_threshold": _SHARE, "answer.label_margin": _SHARE, "answer.min_overlap": _SHARE,
     "answer.min_similarity": _SHARE,
+    "studies_evaluate.k": _COUNT, "studies_evaluate.bootstrap_resamples": Domain(int, 100),
+    "studies_evaluate.bootstrap_seed": _SEED,
 }
 
 

@@ -10,6 +10,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from ..core import pipelines
 from ..core.io import JsonlError
 from ..core.models import ModelNotFound
 from ..core.params import ParamError, load_params
@@ -30,8 +31,8 @@ def setup_logging() -> None:
 def stage(name: str, record_time: bool = True) -> Iterator[dict]:
     """Run a stage body: yields params.yaml; bad input exits 2 with one clear line.
 
-    On success the wall time goes to reports/timings/STAGE.json, STAGE being DVC's address of
-    the running stage (``$DVC_STAGE``), else ``name`` (a run by hand)."""
+    On success the wall time goes to <its pipeline's reports>/timings/STAGE.json, STAGE being
+    the running stage's name in DVC (from ``$DVC_STAGE``), else ``name`` (a run by hand)."""
     setup_logging()
     t0 = time.perf_counter()
     try:
@@ -41,7 +42,9 @@ def stage(name: str, record_time: bool = True) -> Iterator[dict]:
         sys.exit(2)
     seconds = time.perf_counter() - t0
     if record_time:
-        write_stage_timing(os.environ.get("DVC_STAGE") or name, seconds)
+        address = os.environ.get("DVC_STAGE") or name
+        write_stage_timing(pipelines.stage_name(address), seconds,
+                           pipelines.pipeline_of_stage(address).timings_dir)
     logging.getLogger("fingap").info("stage %s done in %.1fs", name, seconds)
 
 

@@ -97,7 +97,8 @@ def answer_metrics(answers: dict) -> dict[str, float]:
 
 def log_pipeline(root: Path, experiment: str, params: dict, metrics: dict, manifest: dict,
                  per_question_dir: Path, report_files: list[Path],
-                 extra_tags: dict[str, str] | None = None, answers: dict | None = None) -> str:
+                 extra_tags: dict[str, str] | None = None, answers: dict | None = None,
+                 run_name: str = "pipeline") -> str:
     """Log one pipeline execution; returns the parent run id."""
     import mlflow
 
@@ -111,7 +112,7 @@ def log_pipeline(root: Path, experiment: str, params: dict, metrics: dict, manif
         **(extra_tags or {}),
     }
     methods = [m for m, v in metrics.items() if isinstance(v, dict) and "standard" in v]
-    with mlflow.start_run(run_name="pipeline", tags=tags) as parent:
+    with mlflow.start_run(run_name=run_name, tags=tags) as parent:
         mlflow.log_params({k: str(v)[:6000] for k, v in flatten(params).items()})
         for path in report_files:
             if path.exists():
@@ -132,33 +133,53 @@ def log_pipeline(root: Path, experiment: str, params: dict, metrics: dict, manif
         return parent.info.run_id
 
 
-# the training stages' reports; each one's MLflow run id tags the pipeline's parent run
-TRAINING_REPORTS = ("page_scorer_training", "page_scorer_hn_training",
-                    "page_scorer_hn_windows_training", "reranker_training",
-                    "page_reranker_training")
-# the reports logged as the parent run's artifacts (those that exist)
-PIPELINE_REPORTS = ("metrics.json", "breakdown.json", "retrieval.md", "gap.md", "gap.json",
-                    "plots/by_question_type.png", "hyde.json", "generation.json",
-                    "best_selection.json", "page_scorer_hn.md", "answers.json", "answers.md",
-                    "plots/risk_coverage.png")
+# the reports logged as each pipeline's parent run's artifacts (those that exist), under reports/
+PIPELINE_REPORTS = {
+    "product": ("metrics.json", "breakdown.json", "retrieval.md", "gap.md", "gap.json",
+                "plots/by_question_type.png", "hyde.json", "generation.json",
+                "best_selection.json", "page_scorer_hn.md", "answers.json", "answers.md",
+                "plots/risk_coverage.png"),
+    "studies": ("studies/metrics.json", "studies/breakdown.json", "studies/retrieval.md",
+                "studies/plots/by_question_type.png", "page_scorer_hn_windows.md"),
+}
+
+
+def training_reports(track_deps: list[str]) -> list[Path]:
+    """The training stages' reports a track stage reads (its ``reports/*_training.json``
+    deps): each one's MLflow run id tags the pipeline's run. Read from dvc.yaml, so a training
+    stage that moves between the pipelines takes its tag with it."""
+    return [Path(d) for d in track_deps if d.startswith("reports/") and
+            d.endswith("_training.json")]
 
 
 def run_track(root: Path, experiment: str, params: dict, reports: Path, manifest_path: Path,
-              out_path: Path) -> str:
-    """The track stage: log this pipeline execution (fingap.steps.tracking.log_pipeline) with
-    the training stages' run ids as tags, and write the parent run's id to ``out_path``."""
+              out_path: Path, pipeline: str = "product",
+              training: list[Path] | None = None) -> str:
+    """A track stage: log one pipeline's execution (fingap.steps.tracking.log_pipeline) with
+    the training stages' run ids as tags, and write its parent run's id to ``out_path``.
+
+    ``pipeline``: ``product`` (reports/metrics.json, the answers) or ``studies``
+    (reports/studies/metrics.json; its run is tagged with the product run whose outputs it
+    read, reports/mlflow_run.json)."""
     from ..core.io import read_json, write_json
 
-    tags = {}
-    for name in TRAINING_REPORTS:
-        training = reports / f"{name}.json"
-        if training.exists():
-            tags[f"{name}_run_id"] = read_json(training).get("mlflow_run_id", "")
-    answers = reports / "answers.json"
-    run_id = log_pipeline(root, experiment, params, read_json(reports / "metrics.json"),
-                          read_json(manifest_path), reports / "per_question",
-                          [reports / name for name in PIPELINE_REPORTS], extra_tags=tags,
-                          answers=read_json(answers) if answers.exists() else None)
+    own = reports if pipeline == "product" else reports / pipeline
+    tags = {"pipeline": pipeline}
+    for path in training or []:
+        if path.exists():
+            tags[f"{path.stem}_run_id"] = read_json(path).get("mlflow_run_id", "")
+    if pipeline != "product":
+        product_run = reports / "mlflow_run.json"
+        if not product_run.exists():
+            raise FileNotFoundError(f"{product_run}: the product's track stage has not run; "
+                                    f"the {pipeline} run is tagged with its run id")
+        tags["product_run_id"] = read_json(product_run)["parent_run_id"]
+    answers = own / "answers.json"
+    run_id = log_pipeline(root, experiment, params, read_json(own / "metrics.json"),
+                          read_json(manifest_path), own / "per_question",
+                          [reports / name for name in PIPELINE_REPORTS[pipeline]], extra_tags=tags,
+                          answers=read_json(answers) if answers.exists() else None,
+                          run_name="pipeline" if pipeline == "product" else pipeline)
     write_json(out_path, {"parent_run_id": run_id})
     return run_id
 

@@ -14,7 +14,7 @@ chunks after Algorithm 1 (page_scorer.P pages, dense chunks), with a paired boot
 against ``first``. Encoding seconds and windows per page are reported too.
 
     dvc repro route_docs page_index@untrained index@dense
-    python benchmarks/study_page_windows.py        # -> reports/page_windows_study.json
+    python studies/study_page_windows.py        # -> reports/page_windows_study.json
 """
 
 from __future__ import annotations
@@ -168,7 +168,7 @@ def main() -> None:
             ci = paired_bootstrap(per_q[(name, cond)], per_q[("first", cond)])
             result["comparisons"][f"{name}_vs_first.{cond}"] = {
                 k: round(v, 4) if isinstance(v, float) else v for k, v in ci.items()}
-    result["command"] = f"python benchmarks/study_page_windows.py --overlap {args.overlap}" + (
+    result["command"] = f"python studies/study_page_windows.py --overlap {args.overlap}" + (
         f" --model {args.model}" if args.model else "")
     update_json_section(args.out, "page_windows", result)
     print(result)

@@ -13,7 +13,7 @@ question; the base model ranks, since the study must not need the trained models
 - the same with its score filter on (``relative_margin`` 0.05) and a per-document corpus
   (one call per document, which is how it would be made to stay within the document).
 
-    python benchmarks/study_mining.py
+    python studies/study_mining.py
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Evidence curation (fingap.generation.curation) with the configured LLM over fingap best's
 first stage: page precision / recall per round, the tokens spent, and the curated ranking as a
 row with its paired CI (reports/curation_study.json; per-question records in
-reports/studies/per_question/, read by maintainers/compare_with_start.py).
+reports/studies/scripts/per_question/, read by maintainers/compare_with_start.py).
 
 The candidates are each question's top ``--top`` pages by the routed hard-negative page scorer
 (each question scored by its held-out fold's model, inside its routed documents): the ranking
@@ -14,8 +14,8 @@ candidates are already the gold document's. Tokens are counted as whitespace-sep
 the same for a cached reply as for a generated one.
 
     dvc repro retrieve_zoo@page_scorer_hn_page_order_routed evaluate
-    python benchmarks/study_curation.py            # every evaluated question
-    python benchmarks/study_curation.py --n 40     # the first 40 questions by id
+    python studies/study_curation.py            # every evaluated question
+    python studies/study_curation.py --n 40     # the first 40 questions by id
 """
 
 from __future__ import annotations
@@ -105,7 +105,7 @@ def main() -> None:
                         for n in range(1, args.rounds + 1)},
         "tokens": sum(c.tokens for c in curations),
         "seconds": round(seconds, 1),
-        "command": "python benchmarks/study_curation.py" + (f" --n {args.n}" if args.n else ""),
+        "command": "python studies/study_curation.py" + (f" --n {args.n}" if args.n else ""),
     }
     result["row"] = _row(ctx, params, ranked, base_run, questions, curations)
     update_json_section(ROOT / "reports/curation_study.json", "curation", result)
@@ -135,7 +135,7 @@ def _row(ctx: Context, params: dict, ranked: dict, base_run: dict, questions: li
     # scored on the curated questions only (all of them, or the first --n), each paired with
     # the routed row's record of the same question
     new, old = (score_run(questions, r, lookup, k) for r in (run, base_run))
-    write_jsonl(Path(f"reports/studies/per_question/{ROW}__{COND}.jsonl"), new)
+    write_jsonl(Path(f"reports/studies/scripts/per_question/{ROW}__{COND}.jsonl"), new)
     ci = paired_bootstrap([r["PageRec"] for r in new], [r["PageRec"] for r in old],
                           n_resamples=int(ev["bootstrap_resamples"]),
                           seed=int(ev["bootstrap_seed"]))

@@ -13,7 +13,7 @@ e2e test's tiny project, its routed MaxP run and its Oracle-Doc MaxP run equal t
 (retrieve_pages_windows_routed@..._maxp_routed, retrieve_pages_windows@..._maxp) hit for hit.
 
     dvc repro train_page_scorer_hn_windows route_docs page_index@hn
-    python benchmarks/study_whole_page_trained.py --root <a built project>
+    python studies/study_whole_page_trained.py --root <a built project>
 """
 
 from __future__ import annotations
@@ -144,7 +144,7 @@ def main() -> None:
                                                 for f in training["folds"]],
                            "best_epoch_per_fold": [f["best_epoch"] for f in training["folds"]],
                            "pairs_per_fold": [f["n_pairs"] for f in training["folds"]]},
-              "command": "python benchmarks/study_whole_page_trained.py --root <project>"}
+              "command": "python studies/study_whole_page_trained.py --root <project>"}
     update_json_section(out_path, "whole_page_trained", result)
     print(result)
 

@@ -3,10 +3,10 @@ documents, its cost, and its rows against the routed hard-negative scorer it rer
 against the untrained reranker (reports/page_reranker_study.json).
 
     dvc repro retrieve_pages_reranked retrieve_zoo@page_scorer_hn_page_order_routed
-    python benchmarks/study_page_reranker.py
+    python studies/study_page_reranker.py
 
 Rows are scored as evaluate scores them (PageRec@5 / DocRec@5 of the top-5 chunks, paired
-bootstrap 95% CI over questions; see benchmarks/study_routing.py).
+bootstrap 95% CI over questions; see studies/study_routing.py).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def main() -> None:
     result = {"training": training_summary(read_json(
                   args.root / "reports/page_reranker_training.json")),
               **rows(args.root, PAIRS, questions),
-              "command": "python benchmarks/study_page_reranker.py"}
+              "command": "python studies/study_page_reranker.py"}
     update_json_section(args.out, "page_reranker", result)
     print(result)
 

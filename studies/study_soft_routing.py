@@ -8,7 +8,7 @@ second document in only when the scorer likes it by more than b. b = inf is hard
 (D, b) is chosen per fold on the other folds' questions, as select_best chooses, so the
 estimate never uses a fold's own questions to pick its setting.
 
-    python benchmarks/study_soft_routing.py --root <a built project>
+    python studies/study_soft_routing.py --root <a built project>
 
 Rows are scored as evaluate scores them (PageRec@5 / DocRec@5 of the top-5 chunks).
 """
@@ -94,7 +94,7 @@ def main() -> None:
                                   "DocRec@5": round(sum(chosen_doc) / len(chosen_doc), 4)},
               "chosen_vs_hard_top1": {k: round(v, 4) if isinstance(v, float) else v
                                       for k, v in ci.items()},
-              "command": "python benchmarks/study_soft_routing.py --root <project>"}
+              "command": "python studies/study_soft_routing.py --root <project>"}
     update_json_section(out_path, "soft_routing", result)
     print(result)
 

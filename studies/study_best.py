@@ -8,17 +8,20 @@ PageRec@5 on the other folds' questions) over the re-run ones only, and scores i
 does, with a paired bootstrap CI against the old fingap best's per-question records and the
 slices the retrieval issue watches (doc type, question type), before and after.
 
-    python benchmarks/study_best.py --root ../real --old 06b07eb \
+    python studies/study_best.py --root ../real --old 06b07eb \
         --methods page_scorer_hn_page_order page_scorer_hn_page_order_routed
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 import numpy as np
-from parity import old_records
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "maintainers"))
+from check_parity import old_records  # noqa: E402
 
 from fingap.core.io import read_json, read_jsonl, update_json_section
 from fingap.core.runs import read_run
@@ -77,7 +80,7 @@ def main() -> None:
         "slices": {"new": slices(best), "old": slices([old[q] for q in qids])},
         "rows": {m: round(float(np.mean([r["PageRec"] for r in recs.values()])), 4)
                  for m, recs in records.items()},
-        "command": f"python benchmarks/study_best.py --old {args.old} --methods "
+        "command": f"python studies/study_best.py --old {args.old} --methods "
                    + " ".join(args.methods)}
     update_json_section(args.out, "best_over_rerun_candidates", result)
     print(result)

@@ -3,9 +3,9 @@ routed hard-negative scorer whose top pages it reorders, and against the base mo
 vectors (reports/page_maxsim_study.json), with the stage's cost.
 
     dvc repro retrieve_pages_maxsim retrieve_zoo@page_scorer_hn_page_order_routed
-    python benchmarks/study_page_maxsim.py --root <project>
+    python studies/study_page_maxsim.py --root <project>
 
-Rows are scored as evaluate scores them (see benchmarks/study_routing.py).
+Rows are scored as evaluate scores them (see studies/study_routing.py).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def main() -> None:
                for stage in ("page_heads_maxsim", "retrieve_pages_maxsim")
                if (path := args.root / f"reports/timings/{stage}@{key}.json").exists()}
     result = {**rows(args.root, PAIRS, questions), "stage_seconds": seconds,
-              "command": "python benchmarks/study_page_maxsim.py --root <project>"}
+              "command": "python studies/study_page_maxsim.py --root <project>"}
     update_json_section(args.out, "page_maxsim", result)
     print(result)
 

@@ -1,7 +1,7 @@
 """Synthetic training questions (#14 part 4) on a built project: the hard-negative scorer's
 rows trained with ``page_scorer_hn.synthetic_per_doc`` = N > 0 against the same rows of a build
 with 0, question by question (reports/synthetic_study.json). The rows are named ROW@synthetic_N;
-their per-question records go to reports/studies/per_question/ (for
+their per-question records go to reports/studies/scripts/per_question/ (for
 maintainers/compare_with_start.py).
 
 The build with 0 is read from a folder of copies kept before retraining (``--baseline``): its
@@ -12,9 +12,9 @@ The build with 0 is read from a folder of copies kept before retraining (``--bas
     # in a copy of the project (a clone sharing the DVC cache), with synthetic_per_doc: 2
     dvc repro retrieve_zoo@page_scorer_hn_page_order_routed \
         retrieve_zoo@page_scorer_hn_page_order_routed_hedged retrieve_zoo@page_scorer_hn_page_order
-    python benchmarks/study_synthetic.py --root <copy> --baseline B
+    python studies/study_synthetic.py --root <copy> --baseline B
 
-Rows are scored as evaluate scores them (see benchmarks/study_routing.py). The fact-store
+Rows are scored as evaluate scores them (see studies/study_routing.py). The fact-store
 questions come from each fold's training documents outside its validation split only; the
 templating refuses any other document (fingap.training.synthetic_questions.FoldLeak), and this
 study checks the training report's counts against that rule again.
@@ -33,7 +33,7 @@ from fingap.steps.page_scorer_hn import synthetic_pairs_questions
 OUT = Path(__file__).resolve().parents[1] / "reports/synthetic_study.json"
 ROWS = ("page_scorer_hn_page_order_routed", "page_scorer_hn_page_order_routed_hedged",
         "page_scorer_hn_page_order")
-RECORDS = Path(__file__).resolve().parents[1] / "reports/studies/per_question"
+RECORDS = Path(__file__).resolve().parents[1] / "reports/studies/scripts/per_question"
 
 
 def training_summary(report: dict) -> dict:
@@ -92,7 +92,7 @@ def main() -> None:
     result = {**rows(args.root, pairs, questions, run_dirs, RECORDS),
               "training": {"synthetic": training_summary(new), "baseline": training_summary(old)},
               "fold_safety": check_fold_safety(args.root, new, all_questions),
-              "command": "python benchmarks/study_synthetic.py --root <project> --baseline B"}
+              "command": "python studies/study_synthetic.py --root <project> --baseline B"}
     update_json_section(args.out, "synthetic_questions", result)
     print(result)
 

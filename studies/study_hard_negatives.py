@@ -9,7 +9,7 @@ comparison and the in-batch half of the epochs study; the test-fold comparison (
 the 129 questions) is in reports/retrieval.md, where the in-batch row was trained on all
 training documents for 15 epochs.
 
-Run from the repository root after `dvc repro`: ``python benchmarks/study_hard_negatives.py``
+Run from the repository root after `dvc repro`: ``python studies/study_hard_negatives.py``
 (about 30 CPU-minutes with the default models).
 """
 

@@ -17,9 +17,9 @@ document's first Oracle-Doc hit; any other question retrieves nothing of its gol
 The margin is chosen per fold on the other folds' questions (as select_best chooses), so no fold
 picks its setting on its own questions.
 
-    python benchmarks/study_hedge.py --root <a project with route_docs run> \
+    python studies/study_hedge.py --root <a project with route_docs run> \
         --row page_scorer_hn_page_order
-    python benchmarks/study_hedge.py --row page_scorer_hn_page_order_routed --from-runs
+    python studies/study_hedge.py --row page_scorer_hn_page_order_routed --from-runs
 """
 
 from __future__ import annotations
@@ -131,7 +131,7 @@ def main() -> None:
             k: round(v, 4) if isinstance(v, float) else v
             for k, v in paired_bootstrap(chosen_doc, base_doc).items()},
         "records": "data/runs (scored)" if args.from_runs else "per-question records",
-        "command": "python benchmarks/study_hedge.py --root <project> --row "
+        "command": "python studies/study_hedge.py --root <project> --row "
                    f"{args.row}" + (" --from-runs" if args.from_runs else ""),
     }
     update_json_section(args.out, args.section, result)

@@ -6,7 +6,7 @@ data/page_index/untrained), so it runs on whatever rows that repro built:
 
     dvc repro retrieve_pages_routed@page_scorer_untrained_routed \
         retrieve_pages@page_scorer_untrained
-    python benchmarks/study_routing.py --pair page_scorer_untrained_routed page_scorer_untrained
+    python studies/study_routing.py --pair page_scorer_untrained_routed page_scorer_untrained
 
 Rows are scored as evaluate scores them (PageRec@5 / DocRec@5 of the top-5 chunks, paired
 bootstrap 95% CI over questions). The D study re-ranks the untrained scorer's pages within the
@@ -125,7 +125,7 @@ def main() -> None:
     result = {"router": read_json(args.root / "reports/routing.json"),
               **rows(args.root, args.pair, questions),
               "top_docs_study": d_study(args.root, params, questions, args.d),
-              "command": "python benchmarks/study_routing.py " + " ".join(
+              "command": "python studies/study_routing.py " + " ".join(
                   f"--pair {a} {b}" for a, b in args.pair)}
     update_json_section(args.out, "routing", result)
     print(result)

@@ -7,7 +7,7 @@ on the evaluated questions, each splitter's folds with ``fingap.training.folds.a
 (the params' n_folds and seed): how many documents and questions change fold (folds matched
 up to relabelling, by most shared documents) and the spread of test-fold sizes.
 
-    python benchmarks/study_folds.py
+    python studies/study_folds.py
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ would change, from the two indexes a full run already holds:
 - PageRec@5 of the page ranking with and without the restriction;
 - the windows each fold model would encode: the union of its test questions' candidate pages.
 
-    python benchmarks/study_windows_candidates.py            # needs a full dvc repro
+    python studies/study_windows_candidates.py            # needs a full dvc repro
 """
 
 from __future__ import annotations
@@ -118,7 +118,7 @@ def main() -> None:
                 "top20_unchanged": {f"{a}/{c}": f"{same[(a, c, n)]}/{n_q}" for a, c in cells},
                 "page_rec_at_5": {f"{a}/{c}": round(rec[(a, c, n)] / n_q, 4) for a, c in cells},
             } for n in CANDIDATES},
-        "command": "python benchmarks/study_windows_candidates.py",
+        "command": "python studies/study_windows_candidates.py",
     }
     update_json_section(OUT, "windows_candidates", result)
     print(result)
