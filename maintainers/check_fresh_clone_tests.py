@@ -6,7 +6,7 @@ de-quantized GGUF) so nothing from an earlier run helps, and runs CI's own comma
 wall time of the whole command and of pytest, the pass count and the slowest tests to
 `reports/benchmarks.json` -> `test_suite`.
 
-    python benchmarks/bench_test_suite.py
+    python maintainers/check_fresh_clone_tests.py
 """
 
 from __future__ import annotations
