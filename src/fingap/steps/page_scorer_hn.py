@@ -212,7 +212,7 @@ def run_train_hn(train_params: dict, hn_params: dict, corpus_out: Path, pages_pa
                  report_to: tuple[str, ...] = (), windows: WindowConfig | None = None,
                  facts_path: Path | None = None, doc2query_path: Path | None = None) -> dict:
     """``eval_epochs``: validate only after these epochs (the epochs study of
-    studies/study_hard_negatives.py); default every epoch. ``report_to``: the trainer's
+    benchmarks/study_hard_negatives.py); default every epoch. ``report_to``: the trainer's
     integrations (``("mlflow",)``: a nested run per fold). ``windows``: train on whole pages
     (fingap.retrieval.page_windows) instead of each page's first max_chars characters; mining
     is the same. ``facts_path``: the synthetic_facts stage's facts, read when
