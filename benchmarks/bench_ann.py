@@ -136,7 +136,7 @@ def main() -> None:
     q_pages = encode_queries(str(resolve_model(params["page_scorer_train"]["model"])), questions,
                              params["page_scorer_train"]["max_seq_length"],
                              params["page_scorer_train"]["precision"], cache)
-    small = [{"kind": "ivf", "nprobe": p} for p in (8, 16, 32, 64)] + \
+    small = [{"kind": "ivf", "nprobe": p} for p in (8, 16, 32, 64, 96)] + \
             [{"kind": "hnsw", "ef_search": e} for e in (128, 256)]
     report = {"command": f"python benchmarks/bench_ann.py --n {args.n}",
               "real_chunks": compare(chunks, q_chunks, small),
@@ -156,8 +156,8 @@ def main() -> None:
         x[i:i + m] = v / np.linalg.norm(v, axis=1, keepdims=True)
     # (HNSW is left out here: building it over 1M vectors takes most of an hour on 2 cores)
     report["synthetic"] = compare(x, q_chunks, [
-        {"kind": "ivf", "nprobe": p} for p in (8, 16, 32, 64)] + [
-        {"kind": "ivf_pq", "nprobe": 32, "pq_m": 48, "refine": 8}])
+        {"kind": "ivf", "nprobe": p} for p in (16, 32, 64, 128, 256)] + [
+        {"kind": "ivf_pq", "nprobe": p, "pq_m": 48, "refine": 8} for p in (64, 128)])
     report["synthetic"].update(source=f"{len(base)} real vectors (chunks and pages), noisy "
                                f"copies at cosine ~{args.noise_cos}",
                                distinct=len({hash(row.tobytes()) for row in x}))
