@@ -29,3 +29,14 @@ def test_committed_metrics_match_committed_expected_scores():
     if not metrics.exists() or not (root / EXPECTED).exists():
         pytest.skip("no committed full-run metrics yet")
     assert check_scores(read_json(metrics), load_expected(root / EXPECTED)) == []
+
+
+def test_committed_study_metrics_match_their_expected_scores():
+    """The studies' rows, once the studies pipeline has written reports/studies/metrics.json
+    (its expected scores were measured before the split, in the single pipeline)."""
+    root = Path(__file__).resolve().parents[2]
+    metrics = root / "reports/studies/metrics.json"
+    if not metrics.exists():
+        pytest.skip("the studies pipeline has not run yet")
+    expected = load_expected(root / "tests/golden/expected_study_scores.yaml")
+    assert check_scores(read_json(metrics), expected) == []
