@@ -13,7 +13,7 @@ from fingap.steps.stagekit import check_declared_deps, stage
 
 def main(pipeline_name: str = "product") -> None:
     p = pipeline(pipeline_name)
-    name = "evaluate" if p.name == "product" else f"{p.name}_evaluate"
+    name = p.stage("evaluate")
     with stage(name) as params:
         ev = section(params, name)
         # each scored run must be a declared dep, or DVC would not rescore it when it changes

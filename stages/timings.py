@@ -11,7 +11,7 @@ from fingap.steps.timings import run_timings
 
 def main(pipeline_name: str = "product") -> None:
     p = pipeline(pipeline_name)
-    name = "timings" if p.name == "product" else f"{p.name}_timings"
+    name = p.stage("timings")
     with stage(name, record_time=False):
         run_timings(p.timings_dir, p.timings_summary, p.dvc_yaml, own_stage=name)
 

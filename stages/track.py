@@ -15,7 +15,7 @@ from fingap.steps.tracking import run_track, training_reports
 
 def main(pipeline_name: str = "product") -> None:
     p = pipeline(pipeline_name)
-    name = "track" if p.name == "product" else f"{p.name}_track"
+    name = p.stage("track")
     with stage(name) as params:
         spec = yaml.safe_load(p.dvc_yaml.read_text())["stages"][name]
         run_track(Path("."), section(params, "track")["experiment"], params, Path("reports"),

@@ -100,5 +100,7 @@ def test_a_stage_address_names_its_pipeline():
     assert pipeline_of_stage("by_hand", REPO) is PRODUCT
     assert STUDIES.timings_dir == Path("reports/studies/timings")
     assert pipeline("studies") is STUDIES
+    assert PRODUCT.stage("evaluate") == "evaluate" and STUDIES.stage("track") == "studies_track"
+    assert STUDIES.stage("track") in STUDIES.stage_names(REPO)
     with pytest.raises(ValueError, match="unknown pipeline"):
         pipeline("nosuch")

@@ -28,6 +28,11 @@ class Pipeline:
     def timings_summary(self) -> Path:
         return self.reports / "timings.json"
 
+    def stage(self, base: str) -> str:
+        """The name of this pipeline's own ``base`` stage (evaluate, track, timings): the
+        product's is ``base``, another pipeline's ``<name>_<base>`` (names are unique across)."""
+        return base if self.name == "product" else f"{self.name}_{base}"
+
     def stage_names(self, root: Path = Path(".")) -> list[str]:
         """DVC's address of every stage it defines (``foreach`` items expanded)."""
         path = root / self.dvc_yaml
