@@ -14,6 +14,7 @@ from fingap.answers.meaning import (
     unexplained_words,
 )
 from fingap.answers.question import parse_question
+from fingap.answers.resolver import content_stems, stem
 from fingap.ingestion.statement_tables import doc_facts
 
 from ..conftest import DOC
@@ -288,3 +289,34 @@ def test_the_fact_stores_reading_of_the_period_beside_the_gates():
     assert store_end_reason([{"end_date": "2023-06-30"}], pq) is None
     assert "ends on 2022-12-31" in store_end_reason([{"end_date": "2022-12-31"}], pq)
     assert store_end_reason([{"end_date": "2020-12-31"}], ParsedQuestion(True)) is None
+
+
+def test_coverage_lets_words_no_label_prints_pass_but_not_operations_or_names():
+    vocab = Vocabulary.load()
+    labels = frozenset({"cash", "operat", "activit", "provid", "net", "equivalent", "common",
+                        "stock", "repurchas"})
+    q = ("How much cash did ACME's operations throw off in the year ended December 31, 2022? "
+         "USD millions.")
+    pq = parse_question(q)
+    assert pq.inputs and pq.inputs[0][0] == "cfo"
+    # without the corpus's labels every unknown word is left over; with them, words no
+    # printed label holds ("throw", "off") cannot name another line item
+    assert {"throw", "off"} <= set(unexplained_words(q, pq, vocab, {DOC}))
+    assert unexplained_words(q, pq, vocab, {DOC}, labels) == []
+    # an operation word or a name the question capitalises is left over either way
+    excl = ("How much cash did ACME's operations generate in FY2022, leaving out what it "
+            "earned from Globex? USD millions.")
+    left = set(unexplained_words(excl, parse_question(excl), vocab, {DOC}, labels))
+    assert {"leaving", "globex"} <= left
+    # a capitalised word right after the company's name is part of it ("JPMorgan Chase's")
+    named = "How much cash did ACME Chase's operations generate in FY2022? USD millions."
+    assert unexplained_words(named, parse_question(named), vocab, {DOC}, labels) == []
+
+
+def test_gate_reads_the_corpus_label_stems_from_the_store(statement_store):
+    store, texts = statement_store
+    gate = MeaningGate(store, texts, Vocabulary.load())
+    stems = gate.label_stems
+    assert "cash" in stems and "throw" not in stems
+    assert stem("sales") in stems and stem("depreciation") in stems
+    assert stems == frozenset().union(*(content_stems(label) for label in store.labels()))

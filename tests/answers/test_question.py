@@ -374,3 +374,21 @@ def test_by_how_much_did_it_fall_is_the_size_of_the_fall():
     p = parse_question("By how much did Foo's inventory fall from FY2021 to FY2022, in USD "
                        "millions (negative for a fall)?")
     assert p.expression == "((inventory__fy2022) - (inventory__fy2021))"
+
+
+def test_a_term_whose_words_the_question_scatters_wins_over_a_shorter_run():
+    # "cash" is a term found as one run; "cash ... operations" holds a longer term of cfo
+    pq = parse_question("How much cash did ACME's operations generate in FY2022? USD millions.")
+    assert pq.expression == "cfo__fy2022"
+    pq = parse_question("How much cash did ACME hold at the end of FY2022? USD millions.")
+    assert pq.expression == "cash__fy2022"
+    # words after a qualifying word qualify another line item
+    pq = parse_question("What was ACME's FY2022 cash excluding cash from operations? USD millions.")
+    assert pq.expression != "cfo__fy2022"
+
+
+def test_a_period_over_is_no_division():
+    pq = parse_question("How much cash did ACME hand to its shareholders as dividends over the "
+                        "first half of 2023? USD millions.")
+    assert pq.expression == "dividends_paid__fy2023", pq
+    assert pq.duration == "6M"

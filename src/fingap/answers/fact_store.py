@@ -101,6 +101,11 @@ class FactStore:
         """The documents that have facts, sorted."""
         return [r[0] for r in self.con.execute("SELECT DISTINCT doc FROM facts ORDER BY doc")]
 
+    def labels(self) -> list[str]:
+        """Every distinct normalised row label in the store, sorted."""
+        return [r[0] for r in self.con.execute(
+            "SELECT DISTINCT label_norm FROM facts WHERE label_norm IS NOT NULL ORDER BY 1")]
+
     def iter_all(self) -> Iterator[dict]:
         for r in self.con.execute("SELECT * FROM facts ORDER BY id"):
             yield dict(r)

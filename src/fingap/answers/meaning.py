@@ -23,7 +23,11 @@ And the question as a whole:
 (e) **coverage**: every content word of what the question asks is accounted for by the parse
     (a line item, metric or label it resolved, a period, unit, statement or company word, or
     common English); "capital investment" left over when only "fixed assets" was read means the
-    parse answered another question;
+    parse answered another question. A word that no printed row label of the corpus contains
+    ("how much cash did its operations *throw off*") cannot name another line item, so it is
+    left over only if it can change the figure some other way: a word that excludes,
+    includes, adjusts, annualises or forecasts (``OPERATION_WORDS``), or a name (a capitalised
+    word other than the company's own, "leaving out what it earned from *Starbucks*");
 (f) **shape**: a question that asks for a percentage, a ratio or days does not get an amount,
     and one that asks for an amount in dollars does not get a ratio;
 (g) **plausibility**: the result lies inside the bounds of its metric shape (``bounds`` in
@@ -55,6 +59,7 @@ from .gate import (
 from .label_match import LabelMatcher
 from .labels import Vocabulary, normalise_label, normalise_phrase
 from .question import AVERAGED, LABEL_PREFIX, ParsedQuestion, asked_phrase, definitions
+from .resolver import content_stems, stem
 
 _PERIOD_WORDS = set(
     "fy fiscal calendar year years yearly annual annually annualize annualized annualise "
@@ -238,9 +243,26 @@ def company_positions(words: list[str], docs: set[str]) -> set[int]:
     return out
 
 
+# words that change which figure is meant, or how it is computed, without naming a line item:
+# exclusion and inclusion, restriction, adjustment, time scaling, forecasts (a closed class of
+# English, not a list of line items)
+OPERATION_WORDS = frozenset(
+    "exclude excludes excluded excluding exclusive except excepting without leave leaving "
+    "left omit omits omitted omitting apart aside besides other than only alone just solely "
+    "include includes included including inclusive together combined plus minus less net "
+    "adjusted adjust adjusting adjustment adjustments pro forma organic constant currency "
+    "normalized normalised underlying core recurring nonrecurring restated recast "
+    "annualized annualised annualize annualise annual annually quarterly monthly weekly daily "
+    "per each average averaged median cumulative cumulatively combined "
+    "forecast forecasted projected projection expected expect estimate estimated guidance "
+    "target targeted planned plan budget budgeted outlook future next".split())
+
+
 def unexplained_words(question: str, pq: ParsedQuestion, vocab: Vocabulary,
-                      docs: set[str]) -> list[str]:
-    """Content words of the asked phrase that the parse does not account for (see (e))."""
+                      docs: set[str], label_stems: frozenset[str] | None = None) -> list[str]:
+    """Content words of the asked phrase that the parse does not account for (see (e)).
+    ``label_stems``: the content stems of every row label in the corpus; a word outside them
+    is accounted for unless it is an operation word or a name."""
     asked = normalise_phrase(re.sub(r"\([^()]*\)", " ", asked_phrase(question) or question))
     asked = re.sub(r"\b(?:fy)?(?:19|20)?\d{2}\b|\b\d+(?:st|nd|rd|th)?\b", " ", asked)
     words = asked.split()
@@ -265,6 +287,7 @@ def unexplained_words(question: str, pq: ParsedQuestion, vocab: Vocabulary,
     if AVERAGED.search(pq.expression):
         # "the average of the opening and closing balances": the formula averages them
         named |= _AVERAGE_WORDS
+    names = _names(question, docs) if label_stems is not None else set()
     pos = 0
     out = []
     for i, w in enumerate(words):
@@ -273,7 +296,29 @@ def unexplained_words(question: str, pq: ParsedQuestion, vocab: Vocabulary,
         if len(w) < 2 or i in covered or w in named or w in _PERIOD_WORDS or w in _UNIT_WORDS or \
                 w in _COMMON or any(a <= start < b for a, b in spans):
             continue
+        if label_stems is not None and stem(w) not in label_stems and \
+                w not in OPERATION_WORDS and w not in names:
+            continue
         out.append(w)
+    return out
+
+
+def _names(question: str, docs: set[str]) -> set[str]:
+    """Normalised words the question capitalises other than at a sentence's start, the
+    company's own name and the capitalised words right after it ("JPMorgan Chase's")."""
+    tokens = re.findall(r"[A-Za-z][A-Za-z&.\-'\u2019]*|[.?!:;]", question)
+    words = [normalise_phrase(t) for t in tokens]
+    company = company_positions(words, docs)
+    out: set[str] = set()
+    after_company = False
+    for i, t in enumerate(tokens):
+        if i in company:
+            after_company = True
+            continue
+        starts = i == 0 or tokens[i - 1] in ".?!:;"
+        if t[0].isupper() and not starts and not after_company and words[i]:
+            out.update(words[i].split())
+        after_company = after_company and t[0].isupper()
     return out
 
 
@@ -379,6 +424,15 @@ class MeaningGate:
         self.params = params or GateParams()
         self.matcher = LabelMatcher(self.params.matcher)
         self._corpus_docs: list[str] | None = None
+        self._label_stems: frozenset[str] | None = None
+
+    @property
+    def label_stems(self) -> frozenset[str]:
+        """The content stems of every row label the fact store holds (see (e))."""
+        if self._label_stems is None:
+            self._label_stems = frozenset().union(*(content_stems(label)
+                                                    for label in self.store.labels()))
+        return self._label_stems
 
     @property
     def corpus_docs(self) -> list[str]:
@@ -515,7 +569,7 @@ class MeaningGate:
             if named and company_key(doc) not in named:
                 checks.reasons.append(f"the inputs come from {doc}, the question asks about "
                                       f"{'/'.join(sorted(named))}")
-        left = unexplained_words(question, pq, self.vocab, docs)
+        left = unexplained_words(question, pq, self.vocab, docs, self.label_stems)
         if left:
             checks.reasons.append("the parse does not account for: " + " ".join(left))
         per_share = {inp["name"] for inp in inputs if inp["concept"] == "eps_diluted" or

@@ -32,6 +32,8 @@ from dataclasses import dataclass, field, replace
 from .calculator import CalcError, names_in, parse_expression
 from .formulas import Metric, expand, input_name, load_library, split_input_name
 from .labels import Vocabulary, normalise_phrase
+from .periods import strip_period_phrases
+from .resolver import content_stems
 
 _FY = re.compile(r"\b(?:fy|fiscal(?:\s+year)?)\s*'?(\d{4}|\d{2})\b|\b((?:19|20)\d{2})\b", re.I)
 _MULTI_YEAR = re.compile(r"\b(\d|two|three|four|five)[- ]year\s+average", re.I)
@@ -386,14 +388,54 @@ def _operand(phrase: str, ctx: _Context) -> tuple[str, str]:
         # "growth from 2016 to 2018" compares the two years named, not 2018 with 2017
         return f"({expand(metric.expr, year, x, prev_year=ctx.earlier(year))})", metric.unit
     if not terms:
+        # no term: the phrase is matched against the printed labels as it is
         return input_name(_label_input(norm, ctx, phrase), year), "usd"
-    concept = max(terms, key=lambda t: t[1] - t[0])[2]
+    longest = max(terms, key=lambda t: t[1] - t[0])
+    # "cash its operations generated": a term whose words the phrase holds apart and in another
+    # order, covering more of it than the term found as one run ("cash")
+    concept = _scattered_term(norm, ctx.vocab, len(content_stems(
+        norm[longest[0]:longest[1]]))) or longest[2]
     ctx.phrases.setdefault(concept, norm)
     unit = "usd_per_share" if concept == "eps_diluted" else "usd"
     if averaged:
         ys = years if len(years) >= 2 else [year - 1, year]
         return "((" + " + ".join(input_name(concept, y) for y in ys) + f") / {len(ys)})", unit
     return input_name(concept, year), unit
+
+
+def _scattered_term(norm: str, vocab: Vocabulary, covered: int) -> str | None:
+    """The concept one of whose question terms has all its content words in ``norm``, in any
+    order and with other words between, when that term has more content words than
+    ``covered`` (those of the best term found as one run) and than any other concept's term so
+    found; None when there is none or a tie. Words after a qualifying word ("excluding cash
+    from operations") name the line item that qualifies another one, so a term is read from
+    the words before it, unless the term holds the qualifying word itself ("income before
+    taxes")."""
+    m = _QUALIFYING_ANYWHERE.search(norm)
+    words = content_stems(norm)
+    lead = content_stems(norm[:m.start()]) if m else words
+    qualifier = content_stems(m.group(0)) if m else frozenset()
+    best: dict[str, int] = {}
+    for concept, stems in _term_stems(vocab):
+        if len(stems) >= 2 and stems <= (words if stems & qualifier else lead):
+            best[concept] = max(best.get(concept, 0), len(stems))
+    if not best:
+        return None
+    top = max(best.values())
+    leaders = [c for c, n in best.items() if n == top]
+    return leaders[0] if len(leaders) == 1 and top > covered else None
+
+
+_QUALIFYING_ANYWHERE = re.compile(r"\b(?:before|after|excluding|ex|net\s+of|less|minus)\b")
+_TERM_STEMS: dict[int, list[tuple[str, frozenset[str]]]] = {}
+
+
+def _term_stems(vocab: Vocabulary) -> list[tuple[str, frozenset[str]]]:
+    key = id(vocab)
+    if key not in _TERM_STEMS:
+        _TERM_STEMS[key] = [(c.name, content_stems(normalise_phrase(t)))
+                            for c in vocab.concepts.values() for t in c.terms]
+    return _TERM_STEMS[key]
 
 
 # "(from) the fiscal year ended January 30", "in the six months ended June 30": a period, no
@@ -494,7 +536,8 @@ _REMARK = re.compile(r"(?<=[A-Za-z0-9%])\s*\((?![^()]*(?:[/+*\u00d7\u00f7]|\s-\s
 def _expression(text: str, ctx: _Context) -> tuple[str, str]:
     """An arithmetic phrase ("FY2019 revenue / (average PP&E between FY2018 and FY2019)",
     "EBITDA less capex") as (calculator expression, unit)."""
-    text = _REMARK.sub(" ", text)
+    # "dividends over the first half of 2023": a period's "over" divides nothing
+    text = strip_period_phrases(_REMARK.sub(" ", text))
     out: list[str] = []
     units: list[str] = []
     tokens = [p for p in _OPERATORS.split(text) if p is not None and p.strip(" ,.:;")]
