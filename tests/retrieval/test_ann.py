@@ -72,3 +72,36 @@ def test_bad_params_name_the_parameter():
     with pytest.raises(ParamError, match="pq_m = 7 must divide"):
         VectorSearch(_clustered(2000), AnnConfig(kind="ivf_pq", exact_below=0, pq_m=7))
 
+
+
+def test_the_chunk_and_page_indexes_search_approximately_past_their_size():
+    from fingap.retrieval.dense import DenseRetriever
+    from fingap.retrieval.page_ranking import PageIndex
+
+    x = _clustered(3000)
+    ids = [f"c{i:05d}" for i in range(len(x))]
+    cfg = AnnConfig(kind="ivf", exact_below=1000, nlist=16, nprobe=16, exact_subset=0)
+    approx, exact = DenseRetriever(ids, x, ann=cfg), DenseRetriever(ids, x)
+    assert approx.ann is not None and exact.ann is None
+    assert DenseRetriever(ids[:500], x[:500], ann=cfg).ann is None   # below exact_below
+
+    class Fixed:   # an encoder that returns the given vectors
+        def encode(self, texts, desc=None):
+            return x[[int(t) for t in texts]]
+
+    approx.encoder = exact.encoder = Fixed()
+    queries = {f"q{i}": str(i) for i in (3, 70, 900)}
+    a, e = approx.search(queries, 5), exact.search(queries, 5)
+    assert all(len({c for c, _ in a[q]} & {c for c, _ in e[q]}) >= 4 for q in queries)
+    # a restricted search (Oracle-Doc, a routed document) stays inside its rows
+    rows = {q: np.arange(1000, 1600) for q in queries}
+    run = approx.search(queries, 5, rows)
+    assert all(1000 <= int(c[1:]) < 1600 for q in queries for c, _ in run[q])
+
+    keys = [(f"DOC{i // 100}", i % 100) for i in range(len(x))]
+    pages = PageIndex(keys, x, cfg)
+    assert pages.ann is not None
+    doc_rows = np.arange(200, 300)                      # the pages of DOC2
+    ranked = pages.rank(x[250], 5, doc_rows)
+    assert ranked[0][0] == ("DOC2", 50) and all(k[0] == "DOC2" for k, _ in ranked)
+    assert PageIndex(keys, x).rank(x[250], 1)[0][0] == pages.rank(x[250], 1)[0][0]

@@ -21,7 +21,7 @@ def _context(monkeypatch, margin: float) -> tuple[Context, list]:
     calls = []
 
     def rank_pages(index, questions, model_of, paths, max_len, precision, cond, top, cache,
-                   docs, aggregate):
+                   docs, aggregate, ann=None):
         calls.append((cond, docs))
         doc = {q: docs[q][0] if docs else "GOLD" for q in ctx.queries}
         return {q: [((doc[q], 0), 0.9), ((doc[q], 1), 0.8), ((doc[q], 2), 0.7)]

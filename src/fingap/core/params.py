@@ -147,6 +147,11 @@ NUMERIC_DOMAINS: dict[str, Domain] = {
     "page_reranker.warmup_ratio": Domain(float, 0, 1, high_open=True),
     "page_reranker.weight_decay": Domain(float, 0), "page_reranker.seed": _SEED,
     "page_scorer.P": _COUNT, "retrieve.k": _COUNT,
+    "retrieve.ann.exact_below": Domain(int, 0), "retrieve.ann.nprobe": _COUNT,
+    "retrieve.ann.nlist": Domain(int, 1, nullable=True), "retrieve.ann.pq_m": _COUNT,
+    "retrieve.ann.refine": _COUNT, "retrieve.ann.hnsw_m": Domain(int, 2),
+    "retrieve.ann.ef_search": _COUNT, "retrieve.ann.exact_subset": Domain(int, 0),
+    "retrieve.ann.seed": _SEED,
     "routing.cover_pages": _COUNT, "routing.keep": _COUNT, "routing.top_docs": _COUNT,
     "routing.hedge_margin": Domain(float, 0),
     **{f"routing.weights.{w}": Domain(float, 0)

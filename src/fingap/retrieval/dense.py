@@ -9,12 +9,17 @@ import numpy as np
 
 from ..core.io import atomic_path, write_json
 from ..core.runs import top_k
+from .ann import AnnConfig, VectorSearch
 from .base import Retriever
 from .embedding import TextEncoder
 
 
 class DenseRetriever(Retriever):
-    def __init__(self, ids: list[str], embeddings: np.ndarray, encoder: TextEncoder | None = None):
+    """``ann``: approximate search once the index is large (fingap.retrieval.ann); below its
+    ``exact_below`` vectors, or without it, the search is exact (faiss IndexFlatIP)."""
+
+    def __init__(self, ids: list[str], embeddings: np.ndarray, encoder: TextEncoder | None = None,
+                 ann: AnnConfig | None = None):
         import faiss
 
         if len(ids) != len(embeddings):
@@ -22,8 +27,11 @@ class DenseRetriever(Retriever):
         self.ids = list(ids)
         self.embeddings = np.ascontiguousarray(embeddings, dtype=np.float32)
         self.encoder = encoder
+        self.ann = (VectorSearch(self.embeddings, ann)
+                    if ann is not None and ann.kind_for(len(self.ids)) != "exact" else None)
         self.index = faiss.IndexFlatIP(self.embeddings.shape[1])
-        self.index.add(self.embeddings)
+        if self.ann is None:
+            self.index.add(self.embeddings)
 
     def encode_queries(self, queries: list[str]) -> np.ndarray:
         if self.encoder is None:
@@ -39,9 +47,23 @@ class DenseRetriever(Retriever):
     def top_k_all(self, queries: list[str], k: int) -> list[list[tuple[str, float]]]:
         q = self.encode_queries(queries)
         m = min(len(self.ids), k + 8)  # over-fetch so ties at the cut are broken by chunk id
-        scores, rows = self.index.search(np.ascontiguousarray(q), m)
+        search = self.ann.search if self.ann is not None else self.index.search
+        scores, rows = search(np.ascontiguousarray(q), m)
         return [top_k((self.ids[i] for i in r if i >= 0), s[r >= 0], k)
                 for s, r in zip(scores, rows, strict=True)]
+
+    def search(self, queries, k: int, allowed=None):
+        if self.ann is None or allowed is None:
+            return super().search(queries, k, allowed)
+        # approximate: each question searches its own allowed rows (exactly when they are few)
+        qids = sorted(queries)
+        vecs = self.encode_queries([queries[q] for q in qids])
+        run = {}
+        for qid, v in zip(qids, vecs, strict=True):
+            scores, rows = self.ann.search(v, k + 8, allowed[qid])
+            keep = rows[0] >= 0
+            run[qid] = top_k((self.ids[i] for i in rows[0][keep]), scores[0][keep], k)
+        return run
 
     def save(self, directory: str | Path) -> None:
         import faiss
@@ -56,10 +78,11 @@ class DenseRetriever(Retriever):
         write_json(directory / "ids.json", self.ids)
 
     @classmethod
-    def load(cls, directory: str | Path, encoder: TextEncoder | None = None) -> DenseRetriever:
+    def load(cls, directory: str | Path, encoder: TextEncoder | None = None,
+             ann: AnnConfig | None = None) -> DenseRetriever:
         directory = Path(directory)
         ids = json.loads((directory / "ids.json").read_text())
-        return cls(ids, np.load(directory / "embeddings.npy"), encoder)
+        return cls(ids, np.load(directory / "embeddings.npy"), encoder, ann)
 
 
 # ---------------------------------------------------------------- retrieval side

@@ -24,13 +24,17 @@ def make_encoder(dense_params: dict, cache_path: Path | None, show_progress: boo
 
 
 def load_retriever(method: str, method_params: dict, index_dir: Path,
-                   cache_path: Path | None = None):
+                   cache_path: Path | None = None, retrieve_params: dict | None = None):
+    """``retrieve_params``: the ``retrieve`` section, whose ``ann`` makes a large dense index
+    search approximately (fingap.retrieval.ann)."""
     if method == "bm25":
         from ..retrieval.bm25 import BM25Retriever
 
         return BM25Retriever.load(index_dir, backend=method_params.get("backend"))
     if method == "dense":
+        from ..retrieval.ann import ann_config
         from ..retrieval.dense import DenseRetriever
 
-        return DenseRetriever.load(index_dir, make_encoder(method_params, cache_path, False))
+        return DenseRetriever.load(index_dir, make_encoder(method_params, cache_path, False),
+                                   ann_config(retrieve_params))
     raise ParamError(f"unknown retrieval method {method!r}; expected bm25 or dense")

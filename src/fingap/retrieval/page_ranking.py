@@ -17,6 +17,7 @@ from ..core.models import ensure_offline, model_fingerprint, resolve_model
 from ..core.precision import autocast
 from ..core.runs import top_k_indices
 from ..ingestion.corpus import Question
+from .ann import AnnConfig, VectorSearch
 
 PageKey = tuple[str, int]
 
@@ -26,16 +27,27 @@ def page_key_id(key: PageKey) -> str:
 
 
 class PageIndex:
-    def __init__(self, keys: Sequence[PageKey], embeddings: np.ndarray):
+    """``ann``: approximate search once the page matrix is large (fingap.retrieval.ann); below
+    its ``exact_below`` pages, or without it, every page is scored."""
+
+    def __init__(self, keys: Sequence[PageKey], embeddings: np.ndarray,
+                 ann: AnnConfig | None = None):
         if len(keys) != len(embeddings):
             raise ValueError(f"{len(keys)} page keys but {len(embeddings)} embeddings")
         self.keys = [tuple(k) for k in keys]
         self.ids = [page_key_id(k) for k in self.keys]
         self._row_of_id = {i: r for r, i in enumerate(self.ids)}
         self.embeddings = np.ascontiguousarray(embeddings, dtype=np.float32)
+        self.ann = (VectorSearch(self.embeddings, ann)
+                    if ann is not None and ann.kind_for(len(self.keys)) != "exact" else None)
 
     def rank(self, query_vec: np.ndarray, top: int,
              allowed: np.ndarray | None = None) -> list[tuple[PageKey, float]]:
+        if self.ann is not None:
+            scores, rows = self.ann.search(query_vec, top + 8, allowed)  # + ties at the cut
+            keep = rows[0] >= 0
+            hits = top_k_indices(scores[0][keep], [self.ids[i] for i in rows[0][keep]], top)
+            return [(self.keys[self._row_of_id[i]], s) for i, s in hits]
         scores = self.embeddings @ query_vec
         if allowed is None:
             hits = top_k_indices(scores, self.ids, top)
@@ -145,14 +157,15 @@ def rank_pages(index_dir: Path, questions: Sequence[Question], model_of: Mapping
                model_paths: Mapping[str, str], max_seq_length: int, precision: str, cond: str,
                top: int, cache_path: Path | None = None,
                routed: Mapping[str, Sequence[str]] | None = None,
-               aggregate: str = "maxp") -> dict:
+               aggregate: str = "maxp", ann: AnnConfig | None = None) -> dict:
     """Ranked pages per question. ``model_of[qid]`` names the model that scores it and its page
     matrix ``index_dir/<name>.npy`` (``base``, or ``fold_N``: the model of the fold that held
     the question's document out); ``model_paths[name]`` is where that model lives. With
     ``cache_path`` the query embeddings go through the embedding cache (``encode_queries``).
     ``routed[qid]``: the documents the router kept for a question (standard condition only).
     A windowed index (``window_page.npy`` beside the matrices) scores each page from its
-    windows, by ``aggregate`` (maxp or mean)."""
+    windows, by ``aggregate`` (maxp or mean). ``ann``: approximate search past its size
+    (a page matrix; the windowed index stays exact)."""
     from .page_windows import WindowPageIndex
 
     keys = [tuple(k) for k in read_json(index_dir / "keys.json")]
@@ -168,7 +181,7 @@ def rank_pages(index_dir: Path, questions: Sequence[Question], model_of: Mapping
     for name, qs in sorted(groups.items()):
         emb = np.load(index_dir / f"{name}.npy")
         index = (WindowPageIndex(keys, emb, window_page, window_tokens, aggregate) if windowed
-                 else PageIndex(keys, emb))
+                 else PageIndex(keys, emb, ann))
         qv = encode_queries(model_paths[name], [q.question for q in qs], max_seq_length,
                             precision, cache_path)
         for q, v in zip(qs, qv, strict=True):

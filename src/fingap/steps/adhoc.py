@@ -163,6 +163,7 @@ class _AdHocContext(Context):
         stage rather than here."""
         if variant != "untrained":
             return super().ranked_pages(cond, top, variant, routed)
+        from ..retrieval.ann import ann_config
         from ..retrieval.page_ranking import fold_models, rank_pages
         from ..training.page_scorer import TrainConfig
 
@@ -171,7 +172,8 @@ class _AdHocContext(Context):
                                       self.paths["page_models"])
         docs = self.routed_docs() if routed and cond == "standard" else None
         return rank_pages(UNTRAINED_INDEX, self.questions, model_of, paths, cfg.max_seq_length,
-                          cfg.precision, cond, top or self._P(), self.paths["cache"], docs)
+                          cfg.precision, cond, top or self._P(), self.paths["cache"], docs,
+                          ann=ann_config(self.params.get("retrieve")))
 
     def headed_pages(self, method: str, cond: str) -> dict:
         """A head method's head computed for these questions (the pipeline reads the one its
@@ -235,7 +237,8 @@ class AdHocRetriever:
 
         if self._chunk_retriever is None:
             r = load_retriever(self.method, section(self.params, self.method),
-                               PATHS["indexes"] / self.method, PATHS["cache"])
+                               PATHS["indexes"] / self.method, PATHS["cache"],
+                               self.params.get("retrieve"))
             chunks = {c["chunk_id"]: c for c in read_jsonl(PATHS["chunks"])}
             self._chunk_retriever = (r, [chunks[i]["doc"] for i in r.ids],
                                      [chunks[i]["page"] for i in r.ids])

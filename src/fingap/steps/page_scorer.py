@@ -128,6 +128,7 @@ def run_page_retrieve(method: str, variant: str, P: int, params: dict, train_par
     (the route_docs stage's ranking) the standard condition ranks only the pages of each
     question's ``top_docs`` routed documents; the oracle conditions already name theirs.
     ``aggregate``: how a windowed page index scores a page (maxp or mean)."""
+    from ..retrieval.ann import ann_config
     from ..retrieval.conditions import allowed_rows
     from ..retrieval.loading import load_retriever
     from .retrieve import validate_retrieve
@@ -142,7 +143,8 @@ def run_page_retrieve(method: str, variant: str, P: int, params: dict, train_par
     check_folds(folds, all_questions)
     chunks = read_jsonl(chunks_path)
     chunk_keys = [(c["doc"], c["page"]) for c in chunks]
-    retriever = load_retriever(chunk_method, dense_params, dense_index, cache_path)
+    retriever = load_retriever(chunk_method, dense_params, dense_index, cache_path,
+                               retrieve_params)
     if retriever.ids != [c["chunk_id"] for c in chunks]:
         raise RuntimeError(f"{dense_index} does not match {chunks_path}; rerun its index stage")
     queries = {q.id: q.question for q in questions}
@@ -162,7 +164,8 @@ def run_page_retrieve(method: str, variant: str, P: int, params: dict, train_par
     for cond in conditions:
         ranked = rank_pages(index_dir, questions, model_of, model_paths, cfg.max_seq_length,
                             cfg.precision, cond, max(P, 20), cache_path,
-                            routed if cond == "standard" else None, aggregate)
+                            routed if cond == "standard" else None, aggregate,
+                            ann_config(retrieve_params))
         allowed = allowed_rows(cond, questions, [d for d, _ in chunk_keys],
                                [p for _, p in chunk_keys])
         run = page_then_chunk(ranked, P, retriever, queries, k, chunk_keys, allowed)

@@ -32,7 +32,7 @@ def run_retrieve(method: str, params: dict, method_params: dict, corpus_out: Pat
     k, conditions = validate_retrieve(params)
     questions = [q for q in read_questions(corpus_out) if q.status == corpus_mod.STATUS_EVALUATED]
     chunks = read_jsonl(chunks_path)
-    retriever = load_retriever(method, method_params, index_dir, cache_path)
+    retriever = load_retriever(method, method_params, index_dir, cache_path, params)
     if retriever.ids != [c["chunk_id"] for c in chunks]:
         raise RuntimeError(f"index {index_dir} does not match {chunks_path}; rerun the index stage")
     queries = {q.id: q.question for q in questions}

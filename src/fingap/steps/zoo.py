@@ -85,7 +85,8 @@ class Context:
             return self._cache[name]
         idx = self.paths["indexes"]
         if name in ("bm25", "dense"):
-            r = load_retriever(name, self.params[name], idx / name, self.paths["cache"])
+            r = load_retriever(name, self.params[name], idx / name, self.paths["cache"],
+                               self.params.get("retrieve"))
         elif name == "splade":
             from ..retrieval.splade import SpladeEncoder, SpladeRetriever
 
@@ -94,11 +95,13 @@ class Context:
                 sp["model"], max_length=int(sp["max_length"]), batch_size=int(sp["batch_size"]),
                 precision=sp.get("precision", "fp32")))
         elif name == "parent_child":
+            from ..retrieval.ann import ann_config
             from ..retrieval.dense import DenseRetriever
             from ..retrieval.parent_child import ParentChildRetriever
 
             child = DenseRetriever.load(idx / "dense_children",
-                                        self.retriever("dense").encoder)
+                                        self.retriever("dense").encoder,
+                                        ann_config(self.params.get("retrieve")))
             children = read_jsonl(self.paths["children"])
             if child.ids != [c["chunk_id"] for c in children]:
                 raise RuntimeError("children index does not match children.jsonl; rerun it")
@@ -178,6 +181,7 @@ class Context:
         ``variant`` ``hn`` is the hard-negative page scorer; ``routed``: under the standard
         condition, only the pages of the question's routed documents (``"next"``: of the
         document after them, see ``next_docs``)."""
+        from ..retrieval.ann import ann_config
         from ..retrieval.page_ranking import fold_models, rank_pages
         from ..training.page_scorer import TrainConfig
         from .page_variants import page_variant
@@ -203,7 +207,8 @@ class Context:
                     else None)
             self._cache[key] = rank_pages(index, self.questions, model_of, paths,
                                           cfg.max_seq_length, cfg.precision, cond, top,
-                                          self.paths["cache"], docs, aggregate)
+                                          self.paths["cache"], docs, aggregate,
+                                          ann=ann_config(self.params.get("retrieve")))
         return self._cache[key]
 
     def method_pages(self, method: str, cond: str) -> dict:
