@@ -134,6 +134,17 @@ def test_rank_facts_rules():
     got = rank_facts([_fact(1, "table", page=1), _fact(2, "income", page=9)], pq, "table",
                      {(DOC, 1): 0, (DOC, 9): 1})
     assert ids(got) == [2, 1]
+    # of two rows of one line item, the variant the question asks: the company's own
+    # shareholders' share unless it includes the noncontrolling interests (the gate's rule)
+    from fingap.answers.meaning import qualifiers_asked
+
+    rows = [_fact(1, "income", rank=0) | {"label": "Net income"},
+            _fact(2, "income", rank=1) | {"label": "Net income attributable to ACME"}]
+    got = rank_facts(rows, pq, "income", {}, qualifiers=qualifiers_asked("ACME's net margin?"))
+    assert ids(got) == [2, 1]
+    q = "ACME's net income including noncontrolling interests?"
+    assert ids(rank_facts(rows, pq, "income", {}, qualifiers=qualifiers_asked(q))) == [1, 2]
+    assert ids(rank_facts(rows, pq, "income", {})) == [1, 2]     # no question: as before
 
 
 def test_expense_labels_are_amounts(statement_store):

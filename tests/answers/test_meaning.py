@@ -320,3 +320,10 @@ def test_gate_reads_the_corpus_label_stems_from_the_store(statement_store):
     assert "cash" in stems and "throw" not in stems
     assert stem("sales") in stems and stem("depreciation") in stems
     assert stems == frozenset().union(*(content_stems(label) for label in store.labels()))
+
+
+def test_coverage_reads_a_period_phrase_as_a_period():
+    q = ("ACME's fiscal year ended June 30, 2023: how much did the top line grow over the prior "
+         "fiscal year, in percent to two decimals?")
+    pq = parse_question(q)
+    assert unexplained_words(q, pq, Vocabulary.load(), {DOC}) == []

@@ -392,3 +392,16 @@ def test_a_period_over_is_no_division():
                         "first half of 2023? USD millions.")
     assert pq.expression == "dividends_paid__fy2023", pq
     assert pq.duration == "6M"
+
+
+def test_how_much_did_x_grow_and_a_percentage_increase_are_growth():
+    growth = "((((revenue__fy2020 - revenue__fy2019) / revenue__fy2019) * 100))"
+    for q in ("How much did ACME's revenue grow from 2019 to 2020, in percent?",
+              "What was the percentage increase in ACME's revenue from 2019 to 2020?"):
+        assert parse_question(q).expression == growth, q
+    # in an amount, the change; a verb after "to" is no growth of the spending
+    pq = parse_question("How much did ACME's revenue grow from 2019 to 2020? USD millions.")
+    assert pq.expression == "((revenue__fy2020) - (revenue__fy2019))"
+    pq = parse_question("How much did ACME spend on capex in FY2020 to increase capacity? "
+                        "USD millions.")
+    assert pq.expression == "capex__fy2020"

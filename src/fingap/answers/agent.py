@@ -31,7 +31,13 @@ from .calculator import CalcError, evaluate
 from .fact_store import FactStore
 from .label_match import LabelMatcher
 from .labels import Vocabulary, normalise_phrase
-from .meaning import GateParams, MeaningGate, company_positions
+from .meaning import (
+    GateParams,
+    MeaningGate,
+    company_positions,
+    qualifiers_asked,
+    qualifiers_of,
+)
 from .question import LABEL_PREFIX, NOT_FIGURE_REASONS, ParsedQuestion, parse_question
 from .resolver import ResolverParams, resolve_rows
 
@@ -95,10 +101,13 @@ PRIMARY_STATEMENTS = ("income", "balance_sheet", "cash_flow")
 def rank_facts(facts: list[dict], pq: ParsedQuestion, concept_statement: str,
                page_rank: dict[tuple[str, int], int],
                anchor: tuple[str, int, int] | None = None, magnitude: bool = False,
-               phrase: str = "") -> list[dict]:
+               phrase: str = "", qualifiers: set[str] | None = None) -> list[dict]:
     """Candidate facts for one input, best first (see the module docstring). ``anchor``
     (doc, page, table): where the same line item of another year was found; the same table
-    first, so a change or an average compares like with like."""
+    first, so a change or an average compares like with like. ``qualifiers``: the variant
+    the question asks (``meaning.qualifiers_asked``); of two rows of one line item, the one
+    whose qualifiers fit it ("attributable to <the company>" unless the question includes the
+    noncontrolling interests), the rule the gate's variant check applies."""
     # a line item known only by its printed label may live on any statement: the primary
     # statements first, then other tables
     home = set(PRIMARY_STATEMENTS) if concept_statement == "table" else {concept_statement}
@@ -121,6 +130,7 @@ def rank_facts(facts: list[dict], pq: ParsedQuestion, concept_statement: str,
         # an outflow (capex, dividends) is printed in parentheses on the cash-flow statement; a
         # positive row of the same name is a disclosure ("..., accrued but unpaid")
         magnitude and f["statement"] == "cash_flow" and f["value"] > 0,
+        qualifiers is not None and len(qualifiers_of(f["label"]) ^ qualifiers),
         # the row the question's own words describe best ("net income attributable to Foo")
         -len(words & set(f["label_norm"].split())),
         f["concept_rank"] if f["concept_rank"] is not None else 99,
@@ -196,7 +206,8 @@ class Agent:
                 statement = self._statement(concept)
                 facts = self._lookup(pq, concept, year, pages=pages)
                 ranked = rank_facts(facts, pq, statement, page_rank, anchors.get(concept),
-                                    self._magnitude(concept), pq.phrases.get(concept, ""))
+                                    self._magnitude(concept), pq.phrases.get(concept, ""),
+                                    qualifiers_asked(question))
                 if ranked:
                     key = (ranked[0]["doc"], ranked[0]["page"])
                     chosen[name] = ranked[0] | {
@@ -222,7 +233,8 @@ class Agent:
                 ranked = [f for f in rank_facts(self._lookup(pq, concept, year, doc=doc),
                                                 pq, statement, page_rank,
                                                 magnitude=self._magnitude(concept),
-                                                phrase=pq.phrases.get(concept, ""))
+                                                phrase=pq.phrases.get(concept, ""),
+                                                qualifiers=qualifiers_asked(question))
                           if (f["doc"], f["page"]) not in page_rank]
                 if ranked and (missing or ranked[0]["statement"] == statement):
                     found = ranked[0]

@@ -58,6 +58,7 @@ from .gate import (
 )
 from .label_match import LabelMatcher
 from .labels import Vocabulary, normalise_label, normalise_phrase
+from .periods import strip_period_phrases
 from .question import AVERAGED, LABEL_PREFIX, ParsedQuestion, asked_phrase, definitions
 from .resolver import content_stems, stem
 
@@ -263,7 +264,9 @@ def unexplained_words(question: str, pq: ParsedQuestion, vocab: Vocabulary,
     """Content words of the asked phrase that the parse does not account for (see (e)).
     ``label_stems``: the content stems of every row label in the corpus; a word outside them
     is accounted for unless it is an operation word or a name."""
-    asked = normalise_phrase(re.sub(r"\([^()]*\)", " ", asked_phrase(question) or question))
+    # a period phrase ("over the prior fiscal year") names when, as the parser reads it
+    asked = normalise_phrase(strip_period_phrases(
+        re.sub(r"\([^()]*\)", " ", asked_phrase(question) or question)))
     asked = re.sub(r"\b(?:fy)?(?:19|20)?\d{2}\b|\b\d+(?:st|nd|rd|th)?\b", " ", asked)
     words = asked.split()
     covered = company_positions(words, docs)

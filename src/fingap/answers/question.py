@@ -184,6 +184,7 @@ _DEFINE = [
 # questions that ask for something other than a figure
 _CHANGED = re.compile(r"\bchang(?:e|ed|es)\b|\bincreas(?:e|ed)\b|\bdecreas(?:e|ed)\b", re.I)
 _FALL_VERBS = {"decrease", "decline", "fall", "shrink", "drop"}
+_GROW_VERB = r"(?:grow|grew|increase|decrease|decline|rise|fall|change|climb|shrink|drop|jump)"
 _NOT_FIGURE = re.compile(r"\bwhich\b|^\s*if\b|\bhow\s+much\s+(?:could|would|can|should|might)\b|"
                          r"^\s*(?:why|who|where|when|explain|describe|discuss|list|"
                          r"how\s+(?:did|does|do|has|have|is|are|was|were|would|could|can)\b)|"
@@ -196,6 +197,11 @@ _SHARE_WORDS = r"(?:%|percent(?:age)?|share|portion|fraction|proportion)"
 _ASKED = re.compile(
     rf"\bwhat\s+{_SHARE_WORDS}\s+of\s+(?P<pct_of>[^?]+?)\s+"
     r"(?:did|does|do|was|were|is|went|goes|go)\s+(?P<pct_rest>[^?]+)"
+    # "how much did X grow (in percent)": the growth of X, or its change in an amount
+    # (its subject a few words with no "to"/"on"/"for": "how much did X spend to increase ..."
+    # asks for the spending)
+    rf"|\bhow\s+much\s+(?:did|has|have)\s+(?P<grew2>(?:(?!(?:to|on|for)\b)[\w&'\u2019\-]+\s+)"
+    rf"{{1,8}}?{_GROW_VERB}\b[^?]*)"
     rf"|\b(?:what|how\s+(?:much|large|big|many(?=\s+(?:dollars|cents)\b)))(?P<pre>(?:\s+[\w&'\u2019,\-]+){{0,8}}?)\s+{_VERB}\s+"
     r"(?P<asked>[^?]+)"
     r"|\b(?P<how>by\s+what\s+(?:percentage|percent|%)|by\s+how\s+(?:much|many\s+dollars)|"
@@ -269,13 +275,13 @@ def asked_phrase(text: str, keep_remarks: bool = False) -> str | None:
         # "what portion of sales was absorbed by COGS" -> "COGS as a % of sales"
         part = re.search(r"\b(?:as|on|for|in|by|to|into|through)\s+(?P<x>.+)$", m["pct_rest"])
         phrase = f"{part['x'] if part else m['pct_rest']} as a % of {m['pct_of']}"
-    elif m["grew"]:
+    elif m["grew"] or m["grew2"]:
         # "By what percentage did net income grow in ...", "how fast did X grow" ask for the
         # growth of X; "by how much did X rise" in an amount asks for the change
-        amount = m["how"].lower().startswith("by how") and not _PERCENT.search(text)
-        verb = re.search(r"\b(?:grow|grew|increase|decrease|decline|rise|fall|change|climb|shrink|"
-                         r"drop|jump)\b", m["grew"])
-        item = m["grew"][:verb.start()] + " " + m["grew"][verb.end():] if verb else m["grew"]
+        grew, how = (m["grew"], m["how"]) if m["grew"] else (m["grew2"], "by how much")
+        amount = how.lower().startswith("by how") and not _PERCENT.search(text)
+        verb = re.search(rf"\b{_GROW_VERB}\b", grew)
+        item = grew[:verb.start()] + " " + grew[verb.end():] if verb else grew
         # the amount: X's difference between the years named (the "changed" form below); "by
         # how much did X shrink" asks for the size of the fall ("decreased")
         fell = verb is not None and verb[0].lower() in _FALL_VERBS
