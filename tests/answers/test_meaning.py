@@ -327,3 +327,16 @@ def test_coverage_reads_a_period_phrase_as_a_period():
          "fiscal year, in percent to two decimals?")
     pq = parse_question(q)
     assert unexplained_words(q, pq, Vocabulary.load(), {DOC}) == []
+
+
+def test_whose_share_a_row_is_does_not_make_it_the_line_item_asked(gate):
+    # "equity attributable to shareholders" shares every word of "profit attributable to
+    # shareholders" but its line item; the label check scores the line items alone
+    q = "What was ACME's FY2022 profit attributable to its shareholders? USD millions."
+    pq = parse_question(q)
+    (name,) = pq.labels
+    equity = _input(name, name, "Equity attributable to shareholders of ACME", 9000.0, 2)
+    score, _ = gate.label_score(name, pq, equity)
+    assert score < 0.7
+    # whose share the question asks is still checked, by the variant check
+    assert gate.check(q, pq, [equity], 9000.0, 9000.0).passed is False

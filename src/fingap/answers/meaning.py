@@ -118,6 +118,8 @@ _QUALIFIERS = {
     "continuing": re.compile(r"\bcontinuing\s+operations\b", re.I),
     "discontinued": re.compile(r"\bdiscontinued\s+operations\b", re.I),
 }
+# "... attributable to <whom>": whose share of a line item, not which line item
+_WHOSE_SHARE = re.compile(r"\s+attributable\s+to\b.*$")
 _INCLUDING_NCI = re.compile(r"\bincluding\s+(?:the\s+)?(?:non-?\s?controlling|minority)", re.I)
 
 
@@ -468,17 +470,21 @@ class MeaningGate:
                          and not (f["concept"] and f["concept"] in own)})
 
         # the company's own name in a label ("... attributable to shareowners of The Coca-Cola
-        # Company") says nothing of the line item
+        # Company") says nothing of the line item, nor does whose share it is: the variant check
+        # judges that, and "equity attributable to shareowners" must not pass for "profit
+        # attributable to shareowners" on the words they share
         def plain(label: str) -> str:
-            words = normalise_label(label).split()
+            words = _WHOSE_SHARE.sub("", normalise_label(label)).split()
             skip = company_positions(words, {inp["doc"]})
-            return " ".join(w for i, w in enumerate(words) if i not in skip)
+            return " ".join(w for i, w in enumerate(words) if i not in skip) or \
+                normalise_label(label)
 
         # ... nor in the question's phrase ("ACME's proceeds from sale of businesses")
         def plain_phrase(phrase: str) -> str:
-            words = normalise_phrase(phrase).split()
+            words = _WHOSE_SHARE.sub("", normalise_phrase(phrase)).split()
             skip = company_positions(words, {inp["doc"]})
-            return " ".join(w for i, w in enumerate(words) if i not in skip)
+            return " ".join(w for i, w in enumerate(words) if i not in skip) or \
+                normalise_phrase(phrase)
 
         scores = self.matcher.scores([plain_phrase(x) for x in self.phrases(concept, pq)],
                                      [plain(x) for x in (inp["label"], *labels)])
