@@ -209,3 +209,20 @@ def test_whole_pages_take_the_evidence_window_as_positive_and_every_window_as_ne
     val = whole.validation([q], "MRR@20", 2)
     assert set(val.corpus) == {f"D#0#w{i}" for i in range(len(windows))} | {"D#1#w0"}
     assert val.relevant == {"q": {f"D#0#w{i}" for i in range(len(windows))}}
+
+
+def test_validation_on_candidates_ranks_only_those_pages_and_the_gold_ones():
+    from fingap.training.page_scorer import Validation
+
+    pages = {("A", i): f"page a{i}" for i in range(50)}
+    pages |= {("B", i): f"page b{i}" for i in range(40)}
+    qs = [_q("q1", "A", [7]), _q("q2", "B", [3])]
+    every = Validation.of(qs, pages, 100)
+    assert len(every.corpus) == 90
+    few = Validation.of(qs, pages, 100, candidates={"q1": [("A", 1), ("A", 2)],
+                                                    "q2": [("B", 3), ("B", 9)]})
+    # each question's candidates, its gold page added where the miner missed it
+    assert sorted(few.corpus) == ["A#1", "A#2", "A#7", "B#3", "B#9"]
+    assert few.relevant == every.relevant
+    with pytest.raises(ParamError, match="val_candidates"):
+        HardNegativeConfig.from_params({"val_candidates": 0})

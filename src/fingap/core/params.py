@@ -135,6 +135,7 @@ NUMERIC_DOMAINS: dict[str, Domain] = {
     "page_scorer_hn.mine_top": _COUNT, "page_scorer_hn.negatives_per_pair": Domain(int, 0),
     "page_scorer_hn.false_negative_recall": Domain(float, 0, 1, low_open=True),
     "page_scorer_hn.seed": _SEED, "page_scorer_hn.synthetic_per_doc": Domain(int, 0),
+    "page_scorer_hn.val_candidates": Domain(int, 1, nullable=True),
     "doc2query.per_doc": Domain(int, 0), "doc2query.seed": _SEED,
     "doc2query.min_chars": Domain(int, 0), "doc2query.max_chars": Domain(int, 100),
     "doc2query.max_new_tokens": Domain(int, 8),

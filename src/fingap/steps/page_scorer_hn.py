@@ -65,6 +65,8 @@ class HardNegativeConfig:
     false_negative_recall: float = 0.8  # see fingap.training.hard_negatives
     seed: int = 13
     synthetic_per_doc: int = 0      # fact-store questions added per training document (0: none)
+    val_candidates: int | None = None  # validate on each question's top-N pages by the miner
+                                       # (and its gold pages); None: every validation page
 
     @classmethod
     def from_params(cls, p: dict) -> HardNegativeConfig:
@@ -89,6 +91,10 @@ class HardNegativeConfig:
         if not isinstance(cfg.synthetic_per_doc, int) or cfg.synthetic_per_doc < 0:
             raise ParamError("page_scorer_hn.synthetic_per_doc must be an integer >= 0, got "
                              f"{cfg.synthetic_per_doc!r}")
+        if cfg.val_candidates is not None and (not isinstance(cfg.val_candidates, int)
+                                               or cfg.val_candidates < 1):
+            raise ParamError("page_scorer_hn.val_candidates must be null or an integer >= 1, "
+                             f"got {cfg.val_candidates!r}")
         if not 0 < cfg.val_fraction < 1:
             raise ParamError(f"page_scorer_hn.val_fraction must be in (0, 1): {cfg.val_fraction}")
         return cfg
@@ -212,7 +218,7 @@ def run_train_hn(train_params: dict, hn_params: dict, corpus_out: Path, pages_pa
                  report_to: tuple[str, ...] = (), windows: WindowConfig | None = None,
                  facts_path: Path | None = None, doc2query_path: Path | None = None) -> dict:
     """``eval_epochs``: validate only after these epochs (the epochs study of
-    benchmarks/study_hard_negatives.py); default every epoch. ``report_to``: the trainer's
+    studies/study_hard_negatives.py); default every epoch. ``report_to``: the trainer's
     integrations (``("mlflow",)``: a nested run per fold). ``windows``: train on whole pages
     (fingap.retrieval.page_windows) instead of each page's first max_chars characters; mining
     is the same. ``facts_path``: the synthetic_facts stage's facts, read when
@@ -250,7 +256,12 @@ def run_train_hn(train_params: dict, hn_params: dict, corpus_out: Path, pages_pa
         if whole is None:
             pools = [[(page_text(pages[k], train.max_chars), k) for k in negatives[qid]]
                      for qid, _, _, _ in pairs]
-            validation = Validation.of(val_q, pages, train.max_chars, cfg.metric, cfg.patience)
+            candidates = None
+            if cfg.val_candidates:
+                ranked = miner.ranker(fold, val_q)
+                candidates = {q.id: ranked(q)[:cfg.val_candidates] for q in val_q}
+            validation = Validation.of(val_q, pages, train.max_chars, cfg.metric, cfg.patience,
+                                       candidates)
         else:
             pairs = whole.positives(pairs, fit_q)
             pools = [whole.pool(negatives[qid]) for qid, _, _, _ in pairs]

@@ -92,11 +92,19 @@ class Validation:
 
     @classmethod
     def of(cls, questions: Sequence[Question], pages: dict[PageKey, str], max_chars: int,
-           metric: str = "MRR@20", patience: int | None = 3) -> Validation:
+           metric: str = "MRR@20", patience: int | None = 3,
+           candidates: Mapping[str, Sequence[PageKey]] | None = None) -> Validation:
+        """``candidates[qid]``: rank only these pages of each question's document (with its
+        gold pages) instead of every page of the validation documents: each epoch then
+        encodes a few hundred pages, not a thousand or more."""
         if metric not in VAL_METRICS:
             raise ParamError(f"validation metric must be one of {sorted(VAL_METRICS)}: {metric!r}")
         docs = {q.doc for q in questions}
-        keys = sorted(k for k in pages if k[0] in docs)
+        if candidates is None:
+            keys = sorted(k for k in pages if k[0] in docs)
+        else:
+            keys = sorted({tuple(k) for q in questions for k in candidates[q.id]} |
+                          {k for q in questions for k in q.gold_pages if k in pages})
         return cls({q.id: q.question for q in questions},
                    {_key_id(k): page_text(pages[k], max_chars) for k in keys},
                    {q.id: {_key_id(k) for k in q.gold_pages} for q in questions},
