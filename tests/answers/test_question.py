@@ -405,3 +405,13 @@ def test_how_much_did_x_grow_and_a_percentage_increase_are_growth():
     pq = parse_question("How much did ACME spend on capex in FY2020 to increase capacity? "
                         "USD millions.")
     assert pq.expression == "capex__fy2020"
+
+
+def test_the_day_count_ratios_by_their_analyst_names():
+    # "inventory days", "receivable days", "payable days": the three day counts by one naming
+    assert parse_question("What were ACME's FY2022 receivable days?").metric == \
+        "days_sales_outstanding"
+    assert parse_question("What were ACME's FY2022 payable days?").metric == \
+        "days_payable_outstanding"
+    assert parse_question("What were ACME's FY2022 inventory days?").metric == \
+        "days_inventory_outstanding"
