@@ -196,6 +196,7 @@ class Agent:
             steps.append({"step": "route", "docs": named})
         retrieved = set(pages)
         chosen: dict[str, dict] = {}
+        variant = qualifiers_asked(question)
         for n_step in range(self.max_follow_ups + 1):
             page_rank = {p: i for i, p in enumerate(pages)}
             chosen, missing, weak = {}, [], []
@@ -207,7 +208,7 @@ class Agent:
                 facts = self._lookup(pq, concept, year, pages=pages)
                 ranked = rank_facts(facts, pq, statement, page_rank, anchors.get(concept),
                                     self._magnitude(concept), pq.phrases.get(concept, ""),
-                                    qualifiers_asked(question))
+                                    variant)
                 if ranked:
                     key = (ranked[0]["doc"], ranked[0]["page"])
                     chosen[name] = ranked[0] | {
@@ -234,7 +235,7 @@ class Agent:
                                                 pq, statement, page_rank,
                                                 magnitude=self._magnitude(concept),
                                                 phrase=pq.phrases.get(concept, ""),
-                                                qualifiers=qualifiers_asked(question))
+                                                qualifiers=variant)
                           if (f["doc"], f["page"]) not in page_rank]
                 if ranked and (missing or ranked[0]["statement"] == statement):
                     found = ranked[0]

@@ -50,7 +50,10 @@ _OVER_PERIOD = re.compile(r"\b(year|quarter|period)\s+over\s+(year|quarter|perio
 
 def period_spans(text: str) -> list[tuple[int, int]]:
     """(start, end) of each period phrase in ``text``, in order, not overlapping."""
-    text = _OVER_PERIOD.sub(r"\1-over-\2", text)    # same length: spans stay in place
+    return _spans(_OVER_PERIOD.sub(r"\1-over-\2", text))   # same length: spans stay in place
+
+
+def _spans(text: str) -> list[tuple[int, int]]:
     spans = sorted((m.start(), m.end()) for p in (_LED, _RELATIVE) for m in p.finditer(text)
                    if m.end() > m.start())
     out: list[tuple[int, int]] = []
@@ -70,7 +73,7 @@ def strip_period_phrases(text: str) -> str:
     first half of 2023" -> "dividends 2023")."""
     text = _OVER_PERIOD.sub(r"\1-over-\2", text)
     out, last = [], 0
-    for a, b in period_spans(text):
+    for a, b in _spans(text):
         out.append(text[last:a])
         out.append(" " + " ".join(m.group(0) for m in _YEAR.finditer(text, a, b)) + " ")
         last = b

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from .calculator import CalcError, names_in, parse_expression
 from .formulas import Metric, expand, input_name, load_library, split_input_name
@@ -417,7 +418,7 @@ def _scattered_term(norm: str, vocab: Vocabulary, covered: int) -> str | None:
     from operations") name the line item that qualifies another one, so a term is read from
     the words before it, unless the term holds the qualifying word itself ("income before
     taxes")."""
-    m = _QUALIFYING_ANYWHERE.search(norm)
+    m = _QUALIFYING_ANYWHERE.search(norm)   # ("less", "minus" split the operands already)
     words = content_stems(norm)
     lead = content_stems(norm[:m.start()]) if m else words
     qualifier = content_stems(m.group(0)) if m else frozenset()
@@ -432,16 +433,10 @@ def _scattered_term(norm: str, vocab: Vocabulary, covered: int) -> str | None:
     return leaders[0] if len(leaders) == 1 and top > covered else None
 
 
-_QUALIFYING_ANYWHERE = re.compile(r"\b(?:before|after|excluding|ex|net\s+of|less|minus)\b")
-_TERM_STEMS: dict[int, list[tuple[str, frozenset[str]]]] = {}
-
-
+@lru_cache(maxsize=4)
 def _term_stems(vocab: Vocabulary) -> list[tuple[str, frozenset[str]]]:
-    key = id(vocab)
-    if key not in _TERM_STEMS:
-        _TERM_STEMS[key] = [(c.name, content_stems(normalise_phrase(t)))
-                            for c in vocab.concepts.values() for t in c.terms]
-    return _TERM_STEMS[key]
+    return [(c.name, content_stems(normalise_phrase(t)))
+            for c in vocab.concepts.values() for t in c.terms]
 
 
 # "(from) the fiscal year ended January 30", "in the six months ended June 30": a period, no
@@ -815,8 +810,10 @@ def _average_balances(expression: str, vocab: Vocabulary) -> str:
         return f"(({input_name(m[1], year)} + {input_name(m[1], year - 1)}) / 2)"
 
     return _INPUT_NAME.sub(average, expression)
-_QUALIFYING = re.compile(r"\b(?:before(?:\s+(?:provision|benefit)\s+for)?|after|excluding|ex|"
-                         r"net\s+of)\s*$")
+# words that make what follows qualify another line item ("income before income taxes")
+_QUALIFIER_WORDS = r"before(?:\s+(?:provision|benefit)\s+for)?|after|excluding|ex|net\s+of"
+_QUALIFYING = re.compile(rf"\b(?:{_QUALIFIER_WORDS})\s*$")
+_QUALIFYING_ANYWHERE = re.compile(rf"\b(?:{_QUALIFIER_WORDS})\b")
 _STOP = {"the", "a", "an", "of", "and", "for", "in", "on", "at", "to", "from", "its", "total",
          # question words name no line item ("how many times did X turn ...")
          "how", "many", "much", "what", "which", "did", "does", "do", "was", "were", "is", "are"}
