@@ -56,7 +56,7 @@ def main() -> None:
     result["bm25_build_s"] = timings.get("index@bm25")
     ctx = Context(params)
     for name, stage in (("dense", "index@dense"), ("splade", "index@splade"),
-                        ("parent_child", "index_children")):
+                        ("parent_child", "index@dense")):  # the children: its windows
         try:
             r = ctx.retriever(name)
         except (FileNotFoundError, OSError) as e:

@@ -57,7 +57,6 @@ def tiny_params(params: dict, tiny_model: Path) -> None:
     params["reranker_train"].update(epochs=1, batch_size=4, max_length=64)
     params["page_reranker"].update(epochs=1, batch_size=4, max_length=64)
     params["chunk"].update(E2E_CHUNK)
-    params["children"].update(size=16, overlap=4)  # several children per tiny page
     # the real bundled LLM, with short replies: the point is the plumbing and the cache
     params["llm"].update(batch_size=4)
     params["hyde"].update(max_new_tokens=12, subquery_max_new_tokens=24)

@@ -96,18 +96,6 @@ def retrieve_zoo(method: str = typer.Argument(..., help="e.g. splade, hybrid, hy
     _run_stage("retrieve_zoo", method)
 
 
-@app.command("chunk-children")
-def chunk_children() -> None:
-    """Parent-child: small child chunks, each mapped to its 1024/128 parent."""
-    _run_stage("chunk_children")
-
-
-@app.command("index-children")
-def index_children() -> None:
-    """Dense index of the child chunks."""
-    _run_stage("index_children")
-
-
 @app.command("train-reranker")
 def train_reranker() -> None:
     """Fine-tune one MiniLM cross-encoder per fold (same-document hard negatives)."""

@@ -39,3 +39,42 @@ def test_text_encoder_loads_its_model_only_on_a_cache_miss(tmp_path):
     assert again._model is None and again.stats["cached"] == 2
     again.encode(["a text it has never seen"])
     assert again._model is not None and again.model.max_seq_length == 64
+
+
+LONG = " ".join(f"revenue rose {i} percent in fiscal year {2000 + i}" for i in range(40))
+
+
+def test_window_embeddings_are_the_windows_a_text_averages(tmp_path):
+    cache = tmp_path / "emb.sqlite"
+    enc = TextEncoder("minilm", max_seq_length=32, precision="fp32", cache_path=cache)
+    texts = [LONG, QUERIES[0]]
+    vecs, windows = enc.encode_with_windows(texts)
+    np.testing.assert_array_equal(vecs, TextEncoder(
+        "minilm", max_seq_length=32, precision="fp32").encode(texts))  # what encode gives
+    assert [len(w) for w in windows] == [len(enc.split_long(t)) for t in texts]
+    assert len(windows[0]) > 2 and len(windows[1]) == 1
+    mean = windows[0].mean(axis=0)
+    np.testing.assert_allclose(mean / np.linalg.norm(mean), vecs[0], atol=1e-6)
+    np.testing.assert_allclose(windows[0][1], enc.encode_raw([enc.split_long(LONG)[1]])[0],
+                               atol=1e-5)
+    # from the cache, without the model, bit for bit
+    again = TextEncoder("minilm", max_seq_length=32, precision="fp32", cache_path=cache)
+    v2, w2 = again.encode_with_windows(texts)
+    assert again._model is None
+    np.testing.assert_array_equal(v2, vecs)
+    for a, b in zip(w2, windows, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_a_cached_text_without_its_windows_is_encoded_again(tmp_path):
+    cache = tmp_path / "emb.sqlite"
+    TextEncoder("minilm", max_seq_length=32, precision="fp32", cache_path=cache).encode([LONG])
+    enc = TextEncoder("minilm", max_seq_length=32, precision="fp32", cache_path=cache)
+    _, windows = enc.encode_with_windows([LONG])
+    assert enc.stats["encoded"] == 1 and len(windows[0]) > 2
+
+
+def test_window_embeddings_need_mean_pooling():
+    enc = TextEncoder("minilm", max_seq_length=32, long_text="truncate", precision="fp32")
+    with pytest.raises(Exception, match="dense.long_text: mean_pool"):
+        enc.encode_with_windows([LONG])

@@ -111,7 +111,6 @@ NUMERIC_DOMAINS: dict[str, Domain] = {
     "dense.max_seq_length": Domain(int, 8, nullable=True), "dense.batch_size": _COUNT,
     "splade.max_length": Domain(int, 8), "splade.top_terms": _COUNT,
     "splade.batch_size": _COUNT,
-    "children.size": Domain(int, 8), "children.overlap": Domain(int, 0),
     "zoo.depth": _COUNT, "zoo.k_rrf": Domain(float, 0),
     "reranker_train.max_length": Domain(int, 8), "reranker_train.lr": _POSITIVE,
     "reranker_train.batch_size": Domain(int, 2), "reranker_train.epochs": _COUNT,

@@ -11,7 +11,8 @@ BGE models (``BAAI/bge-m3``, ``bge-small-en-v1.5``, ...) are loaded through Flag
 sentence-transformers.
 
 Cache: embeddings are stored in SQLite keyed by sha1(model fingerprint, settings, text), so
-re-chunking only encodes chunks whose text is new.
+re-chunking only encodes chunks whose text is new; a text's window embeddings (asked for by the
+dense chunk index, whose windows are the parent-child children) under a key of their own.
 """
 
 from __future__ import annotations
@@ -136,9 +137,31 @@ class TextEncoder:
         return [text[offs[s][0] : offs[e - 1][1]] for s, e in windows(len(offs), size, 0)]
 
     def encode(self, texts: Sequence[str], desc: str = "encode") -> np.ndarray:
+        return self._encode(texts, desc, with_windows=False)[0]
+
+    def encode_with_windows(self, texts: Sequence[str], desc: str = "encode"
+                            ) -> tuple[np.ndarray, list[np.ndarray]]:
+        """The texts' embeddings, as ``encode`` gives them, and each text's window embeddings
+        (n_windows x dim): the very windows its embedding averages, so the parent-child index
+        (children = these windows) costs no second pass over the corpus."""
+        if self.long_text != "mean_pool":
+            raise ParamError("window embeddings (the parent-child children) need "
+                             f"dense.long_text: mean_pool, got {self.long_text!r}")
+        return self._encode(texts, desc, with_windows=True)
+
+    def _window_key(self, text: str) -> str:
+        return self._key("\x00windows\x00" + text)
+
+    def _encode(self, texts: Sequence[str], desc: str, with_windows: bool
+                ) -> tuple[np.ndarray, list[np.ndarray]]:
         keys = [self._key(t) for t in texts]
+        wkeys = [self._window_key(t) for t in texts] if with_windows else []
         found = self.cache.get_many(keys) if self.cache else {}
-        todo = sorted({k: t for k, t in zip(keys, texts, strict=True) if k not in found}.items())
+        found_w = self.cache.get_many(wkeys) if self.cache and with_windows else {}
+        # a text is encoded afresh when its embedding, or its windows when asked, are not
+        # cached; its embedding is then the mean of the very windows returned
+        todo = sorted({k: t for k, w, t in zip(keys, wkeys or keys, texts, strict=True)
+                       if k not in found or (with_windows and w not in found_w)}.items())
         self.stats["cached"] += len(texts) - len(todo)
         if todo:
             pieces, owner = [], []
@@ -153,11 +176,17 @@ class TextEncoder:
             np.add.at(sums, np.asarray(owner), emb)
             sums /= np.maximum(np.linalg.norm(sums, axis=1, keepdims=True), 1e-12)
             new = {k: sums[i].astype(np.float32) for i, (k, _) in enumerate(todo)}
+            new_w = {}
+            if with_windows:  # each text's pieces are consecutive rows of emb
+                bounds = np.searchsorted(np.asarray(owner), np.arange(len(todo) + 1))
+                new_w = {self._window_key(t): emb[bounds[i]:bounds[i + 1]]
+                         for i, (_, t) in enumerate(todo)}
             if self.cache:
-                self.cache.put_many(new)
+                self.cache.put_many({**new, **{k: v.ravel() for k, v in new_w.items()}})
             found.update(new)
+            found_w.update(new_w)
         if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        return np.stack([found[k] for k in keys]).astype(np.float32)
-
-
+            return np.zeros((0, self.dim), dtype=np.float32), []
+        vectors = np.stack([found[k] for k in keys]).astype(np.float32)
+        return vectors, [np.asarray(found_w[w], dtype=np.float32).reshape(-1, vectors.shape[1])
+                         for w in wkeys]

@@ -1,36 +1,32 @@
-"""Parent-child retrieval: small child chunks are indexed; a parent (the 1024/128 chunk) scores
+"""Parent-child retrieval: small children are indexed; a parent (the 1024/128 chunk) scores
 as its best child, and up to k distinct parents are returned.
 
-Each child maps deterministically to the parent chunk on the same page whose token window
-overlaps it most (ties: the earlier parent), so the mapping needs no stored state beyond spans.
+The children are the dense embedder's windows of each chunk (254 tokens for MiniLM at 256
+positions): the dense chunk index embeds them anyway to average them into the chunk's vector, and
+keeps them under ``windows/`` (``fingap.steps.index``), so a child nests inside its parent and
+costs no second encoding pass. A window's id is its chunk's id, ``WINDOW_SEP`` and its number.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Sequence
 
 import numpy as np
 
 from .base import Retriever
 
+WINDOW_SEP = "::w"
 
-def assign_parents(children: Sequence[dict], parents: Sequence[dict]) -> list[int]:
-    """Row of the parent of each child (chunks as dicts with doc, page, token_start/end)."""
-    by_page: dict[tuple[str, int], list[int]] = defaultdict(list)
-    for i, p in enumerate(parents):
-        by_page[(p["doc"], p["page"])].append(i)
+
+def parent_rows(child_ids: Sequence[str], parent_ids: Sequence[str]) -> list[int]:
+    """Row in ``parent_ids`` of each child's parent, read from the child's id."""
+    row = {pid: i for i, pid in enumerate(parent_ids)}
     out = []
-    for c in children:
-        candidates = by_page.get((c["doc"], c["page"]))
-        if not candidates:
-            raise ValueError(f"child chunk {c['chunk_id']} has no parent on its page")
-
-        def overlap(i: int, c: dict = c) -> int:
-            p = parents[i]
-            return min(p["token_end"], c["token_end"]) - max(p["token_start"], c["token_start"])
-
-        out.append(max(candidates, key=lambda i: (overlap(i), -i)))
+    for cid in child_ids:
+        parent = cid.rsplit(WINDOW_SEP, 1)[0]
+        if WINDOW_SEP not in cid or parent not in row:
+            raise ValueError(f"child {cid!r} names no chunk of the chunk table; rerun index@dense")
+        out.append(row[parent])
     return out
 
 

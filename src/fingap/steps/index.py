@@ -1,4 +1,5 @@
-"""Stage ``index@{bm25,dense,splade}``: a chunk index per method."""
+"""Stage ``index@{bm25,dense,splade}``: a chunk index per method (the dense one with its
+chunks' embedder windows, the parent-child children, under ``windows/``)."""
 
 from __future__ import annotations
 
@@ -6,9 +7,12 @@ import logging
 import time
 from pathlib import Path
 
+import numpy as np
+
 from ..core.io import read_jsonl, write_json
 from ..core.params import ParamError, require_choice, require_int
 from ..retrieval.loading import make_encoder
+from ..retrieval.parent_child import WINDOW_SEP
 
 log = logging.getLogger("fingap")
 
@@ -30,8 +34,17 @@ def run_index(method: str, params: dict, chunks_path: Path, out_dir: Path,
         from ..retrieval.dense import DenseRetriever
 
         encoder = make_encoder(params, cache_path)
-        retriever = DenseRetriever(ids, encoder.encode(texts, desc="chunks"), encoder)
-        retriever.save(out_dir)
+        if params.get("long_text", "mean_pool") == "mean_pool":
+            vectors, windows = encoder.encode_with_windows(texts, desc="chunks")
+            # the children of parent-child retrieval: each chunk's embedder windows, as
+            # embedded for its own vector (no second pass); a window's id names its chunk
+            DenseRetriever([f"{cid}{WINDOW_SEP}{j}" for cid, w in zip(ids, windows, strict=True)
+                            for j in range(len(w))],
+                           np.concatenate(windows) if windows else vectors).save(
+                out_dir / "windows")
+        else:
+            vectors = encoder.encode(texts, desc="chunks")
+        DenseRetriever(ids, vectors, encoder).save(out_dir)
         stats = dict(encoder.stats)
     elif method == "splade":
         from .index import run_splade_index

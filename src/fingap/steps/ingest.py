@@ -1,5 +1,5 @@
-"""Stages ``corpus``, ``extract``, ``chunk`` and ``chunk_children``: locate and validate
-FinanceBench, extract every page, cut pages into token windows (parents and their children)."""
+"""Stages ``corpus``, ``extract`` and ``chunk``: locate and validate FinanceBench, extract every
+page, cut pages into token windows."""
 
 from __future__ import annotations
 
@@ -104,23 +104,3 @@ def run_chunk(params: dict, dense_params: dict, pages_path: Path, out_path: Path
     }
     write_json(report_path, report)
     return report
-
-
-# ---------------------------------------------------------------- parent-child
-def run_children(params: dict, dense_params: dict, pages_path: Path, chunks_path: Path,
-                 out_path: Path) -> dict:
-    from ..ingestion.chunking import chunk_to_row, load_tokenizer
-    from ..retrieval.parent_child import assign_parents
-
-    size, overlap = params.get("size"), params.get("overlap")
-    validate_window(size, overlap, name="children")
-    chunker = PageChunker(load_tokenizer(dense_params["model"]), size, overlap)
-    pages = [(r["doc"], r["page"], r["text"]) for r in read_jsonl(pages_path)]
-    children = [chunk_to_row(c) for c in chunker.chunk_pages(pages)]
-    parents = read_jsonl(chunks_path)
-    for c in children:  # child ids must not collide with parent chunk ids
-        c["chunk_id"] = c["chunk_id"].replace("::c", "::k")
-    for c, p in zip(children, assign_parents(children, parents), strict=True):
-        c["parent_id"] = parents[p]["chunk_id"]
-    write_jsonl(out_path, children)
-    return {"n_children": len(children), "n_parents": len(parents)}

@@ -31,7 +31,6 @@ PATHS = {
     "corpus": Path("data/corpus"),
     "pages": Path("data/pages/pages.jsonl"),
     "chunks": Path("data/chunks/chunks.jsonl"),
-    "children": Path("data/chunks/children.jsonl"),
     "folds": Path("data/folds.json"),
     "indexes": Path("data/indexes"),
     "page_models": Path("models/page_scorer"),
@@ -97,16 +96,16 @@ class Context:
         elif name == "parent_child":
             from ..retrieval.ann import ann_config
             from ..retrieval.dense import DenseRetriever
-            from ..retrieval.parent_child import ParentChildRetriever
+            from ..retrieval.parent_child import ParentChildRetriever, parent_rows
 
-            child = DenseRetriever.load(idx / "dense_children",
-                                        self.retriever("dense").encoder,
+            windows = idx / "dense" / "windows"
+            if not (windows / "ids.json").exists():
+                raise ParamError(f"parent_child reads the dense index's windows ({windows}), "
+                                 "written only with dense.long_text: mean_pool")
+            child = DenseRetriever.load(windows, self.retriever("dense").encoder,
                                         ann_config(self.params.get("retrieve")))
-            children = read_jsonl(self.paths["children"])
-            if child.ids != [c["chunk_id"] for c in children]:
-                raise RuntimeError("children index does not match children.jsonl; rerun it")
-            row = {cid: i for i, cid in enumerate(self.chunk_ids)}
-            r = ParentChildRetriever(child, self.chunk_ids, [row[c["parent_id"]] for c in children])
+            r = ParentChildRetriever(child, self.chunk_ids,
+                                     parent_rows(child.ids, self.chunk_ids))
         else:
             raise ParamError(f"unknown first-stage retriever {name!r}")
         if r.ids != self.chunk_ids and name != "parent_child":
