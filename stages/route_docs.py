@@ -9,7 +9,7 @@ from fingap.steps.stagekit import stage
 
 def main() -> None:
     with stage("route_docs") as params:
-        run_route_docs(section(params, "routing"), section(params, "corpus"), Path("data/corpus"),
+        run_route_docs(section(params, "routing"), Path("data/corpus"),
                        Path("data/pages/pages.jsonl"), Path("data/routing"),
                        Path("reports/routing.json"), llm_params=section(params, "llm"))
 

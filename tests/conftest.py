@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
@@ -94,6 +95,59 @@ def make_corpus(root: Path) -> Path:
 @pytest.fixture
 def tiny_corpus(tmp_path: Path) -> Path:
     return make_corpus(tmp_path / "financebench")
+
+
+# A user's own corpus (corpus.layout: folder): the tiny filings under the user's file names, a
+# metadata CSV with the user's column names, and one filing the metadata does not list, whose
+# fields come from its cover page.
+USER_NAMES = {"ACME_2022_10K": "acme-annual-2022", "ACME_2023Q2_10Q": "acme-q2-2023",
+              "BOLT_2021_8K": "bolt-current-report", MISSING_DOC: "zeta-annual-2020"}
+USER_FIELDS = {"doc": "file", "company": "issuer", "form": "filing",
+               "period_end": "fiscal_period_end"}
+COVER_DOC = "delta-annual-2021"
+COVER_PAGES = [
+    "UNITED STATES SECURITIES AND EXCHANGE COMMISSION\nWashington, D.C. 20549\nFORM 10-K\n"
+    "ANNUAL REPORT PURSUANT TO SECTION 13 OR 15(d) OF THE SECURITIES EXCHANGE ACT OF 1934\n"
+    "For the fiscal year ended September 30, 2021\nCommission File Number 001-12345\n"
+    "Delta Freight Lines, Inc.\n(Exact name of registrant as specified in its charter)",
+    "Consolidated Statement of Income. Revenue was $812 million in fiscal 2021.",
+    "Risk factors. Fuel prices and driver availability affect our results.",
+    "Signatures.",
+]
+
+
+def make_user_corpus(root: Path) -> Path:
+    """Write a user's own corpus (filings/*.pdf, metadata.csv, questions.jsonl) under root."""
+    (root / "filings").mkdir(parents=True, exist_ok=True)
+    for doc, pages in TINY_DOCS.items():
+        write_pdf(root / "filings" / f"{USER_NAMES[doc]}.pdf", pages)
+    write_pdf(root / "filings" / f"{COVER_DOC}.pdf", COVER_PAGES)
+    # the metadata also lists a filing whose PDF the user has not got: its question is
+    # counted but not scored, as FinanceBench's missing PDFs are
+    rows = [("acme-annual-2022.pdf", "ACME Corporation", "10-K", "2022-12-31"),
+            ("acme-q2-2023", "ACME Corporation", "10-Q", "06/30/2023"),
+            ("bolt-current-report", "BOLT Inc.", "8-K", "March 1, 2021"),
+            ("zeta-annual-2020", "ZETA", "10-K", "2020")]
+    with open(root / "metadata.csv", "w", newline="") as f:
+        csv.writer(f).writerows([("file", "issuer", "filing", "fiscal_period_end"), *rows])
+    with open(root / "questions.jsonl", "w") as f:
+        for row in tiny_questions():
+            rename = USER_NAMES[row["doc_name"]]
+            row = {**row, "doc_name": rename,
+                   "evidence": [{**e, "doc_name": rename} for e in row["evidence"]]}
+            f.write(json.dumps(row) + "\n")
+    return root
+
+
+def user_corpus_params(root: Path) -> dict:
+    """The ``corpus`` params of the corpus make_user_corpus wrote under ``root``."""
+    return {"dir": str(root), "layout": "folder", "pdfs": "filings", "metadata": "metadata.csv",
+            "metadata_fields": dict(USER_FIELDS), "questions": "questions.jsonl"}
+
+
+@pytest.fixture
+def user_corpus(tmp_path: Path) -> Path:
+    return make_user_corpus(tmp_path / "my_filings")
 
 
 @pytest.fixture(scope="session")

@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from .conftest import append_statement_page, make_corpus
+from .conftest import USER_NAMES, append_statement_page, make_user_corpus, user_corpus_params
 
 REPO = Path(__file__).resolve().parents[1]
+ACME = USER_NAMES["ACME_2022_10K"]  # the annual report with a statement page
 E2E_CHUNK = {"size": 16, "overlap": 4}  # the tiny corpus's chunking: several chunks a page
 # the params sections whose model is the bundled MiniLM by default (SPLADE-tiny is tiny already)
 MINILM_PARAMS = (("dense", "model"), ("reranker_train", "model"), ("reranker", "base_model"),
@@ -102,14 +103,16 @@ def project(tmp_path_factory):
     for name in ("stages", "src", "annotations"):
         shutil.copytree(REPO / name, proj / name,
                         ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
-    # the corpus where a user's checkout finds it by default: ../shared/financebench (no
-    # corpus.dir), so queued and --temp experiments must find it from their copies too
-    corpus = make_corpus(root / "shared" / "financebench")
+    # a user's own corpus (corpus.layout: folder): renamed filings, among them a short one
+    # that only its cover page describes, a metadata CSV with the user's column names and
+    # questions in FinanceBench's format. Its absolute corpus.dir is found from the copies that
+    # queued and --temp experiments run in.
+    corpus = make_user_corpus(root / "shared" / "my_filings")
     # a real statement page (positioned columns) for the tables stage and the answer agent
-    append_statement_page(corpus / "pdfs" / "ACME_2022_10K.pdf")
-    params = yaml.safe_load((proj / "params.yaml").read_text())
-    assert not params["corpus"]["dir"]  # the default location, resolved by fingap
-    write_tiny_params(proj, one_layer_minilm(root / "minilm_1layer"))
+    append_statement_page(corpus / "filings" / f"{ACME}.pdf")
+    write_tiny_params(proj, one_layer_minilm(root / "minilm_1layer"), [
+        f"corpus.{key}={json.dumps(value)}"
+        for key, value in user_corpus_params(corpus).items()])
     env = dict(os.environ)
     env.pop("MLFLOW_TRACKING_URI", None)
     env.pop("FINANCEBENCH_DIR", None)
@@ -194,7 +197,7 @@ def test_headline_metrics_are_the_dvc_metrics(project):
 def test_tables_and_answer_stages(project):
     proj, _, _ = project
     tables = json.loads((proj / "reports/tables.json").read_text())
-    assert tables["n_docs"] == 3 and tables["statements"]["cash_flow"] >= 10
+    assert tables["n_docs"] == 4 and tables["statements"]["cash_flow"] >= 10  # 4 filings
     answers = json.loads((proj / "reports/answers.json").read_text())
     runs = yaml.safe_load((proj / "params.yaml").read_text())["generate"]["runs"]
     keys = {"StrictAcc", "StrictAcc_numeric", "NumericRecall@5", "Verified", "Abstained",
@@ -228,17 +231,17 @@ def test_fingap_ask_on_the_built_indexes(project):
     out = _run(["fingap", "ask", "What was ACME's FY2022 capital expenditure, in USD millions?",
                 "--method", "bm25"], proj, env)
     assert "answer: $1,577.00 million" in out and "verified: yes" in out
-    assert "ACME_2022_10K page 4" in out  # the statement page, cited
+    assert f"{ACME} page 4" in out  # the statement page, cited
     bad = subprocess.run(["fingap", "ask", "capex?", "--method", "nosuch"], cwd=proj, env=env,
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "valid methods" in bad.stderr + bad.stdout
     # fingap best (the default method) on a question the pipeline never saw: the models of the
     # fold that held its document out, said in the output
     out = _run(["fingap", "ask", "How much did ACME spend on capital expenditure in FY2022, "
-                "in USD millions?", "--condition", "oracle_doc", "--doc", "ACME_2022_10K"],
+                "in USD millions?", "--condition", "oracle_doc", "--doc", ACME],
                proj, env)
     assert "retrieval: fingap_best -> page_" in out and \
-        "(the fold that held out ACME_2022_10K)" in out
+        f"(the fold that held out {ACME})" in out
     assert "answer: $1,577.00 million" in out
     out = _run(["fingap", "search", "capital expenditure", "--method",
                 "page_scorer_hn_page_order", "-k", "2"], proj, env)
@@ -246,7 +249,7 @@ def test_fingap_ask_on_the_built_indexes(project):
     # the statement-table rows, found by meaning through their dense index
     out = _run(["fingap", "search", "money spent on plant and equipment", "--method",
                 "table_rows_dense", "-k", "3"], proj, env)
-    assert "ACME_2022_10K  page 4" in out
+    assert f"{ACME}  page 4" in out
 
 
 def test_routed_methods_serve_new_questions(project):
@@ -255,7 +258,7 @@ def test_routed_methods_serve_new_questions(project):
     out = _run(["fingap", "ask", "How much did ACME spend on capital expenditure in FY2022, "
                 "in USD millions?", "--method", "page_scorer_untrained_routed"], proj, env)
     assert "retrieval: page_scorer_untrained_routed" in out and \
-        "routed to ACME_2022_10K" in out, out
+        f"routed to {ACME}" in out, out
     # fingap best, asked again for every evaluated question (its own fold, no document): the
     # same top-5 chunks as its run in data/runs (a fold whose choice reads HyDE passages made
     # for the evaluated questions only: as the run of the candidate that replaces it)
@@ -315,7 +318,7 @@ def test_tables_have_their_rows(project):
     assert len(hn["folds"]) == 3 and all(len(f["val_curve"]) >= 1 for f in hn["folds"])
     # ACME's statement page gives synthetic questions to the folds that train on ACME
     facts = (proj / "data/synthetic/facts.jsonl").read_text().splitlines()
-    assert facts and all("ACME_2022_10K" in f for f in facts)
+    assert facts and all(ACME in f for f in facts)
     assert all("n_synthetic_questions" in f for f in hn["folds"])
     # doc2query asked the bundled LLM about one page of each fold's one fit document; the
     # 135M model's replies that are no question are counted, not trained on
@@ -329,7 +332,7 @@ def test_tables_have_their_rows(project):
     hnw = json.loads((proj / "reports/page_scorer_hn_windows_training.json").read_text())
     assert len(hnw["folds"]) == 3 and hnw["windows"] == {"overlap": 16, "normalise": True}
     windows = json.loads((proj / "data/page_index/hn_windows/stats.json").read_text())
-    assert windows["windows"]["n_windows"] >= windows["n_pages"] == 10
+    assert windows["windows"]["n_windows"] >= windows["n_pages"] == 14  # with the 4-page one
     rr = json.loads((proj / "reports/page_reranker_training.json").read_text())
     assert len(rr["folds"]) == 3 and all(f["n_positives"] >= 1 for f in rr["folds"])
     assert [r["epoch"] for r in rr["learning_curve"]] == [1]

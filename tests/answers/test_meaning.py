@@ -340,3 +340,30 @@ def test_whose_share_a_row_is_does_not_make_it_the_line_item_asked(gate):
     assert score < 0.7
     # whose share the question asks is still checked, by the variant check
     assert gate.check(q, pq, [equity], 9000.0, 9000.0).passed is False
+
+
+def test_a_company_the_corpus_names_is_not_a_left_over_word(tmp_path, statement_store):
+    """A user's file name spells no company ("acme-annual-2022"): the corpus's own name for
+    it (documents.jsonl, kept in the fact store) does."""
+    from fingap.answers.agent import company_named
+    from fingap.answers.meaning import companies_named, company_positions
+
+    vocab = Vocabulary.load()
+    doc = "acme-annual-2022"
+    q = "How much cash did ACME's operations generate in FY2022? USD millions."
+    pq = parse_question(q)
+    labels = frozenset({"cash", "operat", "generat"})
+    assert unexplained_words(q, pq, vocab, {doc}, labels) == ["acmes"]  # a name, unknown
+    companies = {doc: "ACME Corporation"}
+    assert unexplained_words(q, pq, vocab, {doc}, labels, companies) == []
+    words = "acme corporation operating cash flow".split()
+    assert company_positions(words, {doc}, companies) == {0, 1}
+    assert {"acme", "acmecorporation"} <= companies_named(q, {doc, "BOLT_2021_8K"}, companies)
+    assert "bolt" not in companies_named(q, {doc, "BOLT_2021_8K"}, companies)
+    assert company_named(doc, q, companies) and not company_named(doc, q)
+    # the store keeps them; a store written without them has none
+    store, _ = statement_store
+    assert store.companies() == {}
+    write_store(tmp_path / "named.sqlite", [], vocab, companies)
+    with FactStore(tmp_path / "named.sqlite") as named:
+        assert named.companies() == companies

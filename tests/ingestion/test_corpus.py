@@ -10,6 +10,7 @@ from fingap.ingestion.corpus import (
     locate_corpus,
     verify_inputs,
 )
+from fingap.ingestion.documents import DocumentRecord
 
 
 def test_manifest_counts_and_missing_docs(tiny_corpus):
@@ -121,3 +122,54 @@ def test_pdf_folder_entries_that_are_no_readable_files_are_skipped(tiny_corpus):
         assert "permission" in reasons["LOCKED_2020_10K.pdf"]
     assert "ALIAS_2021_8K" in manifest["docs"]["present"]
     assert "FOLDER_2020_10K" not in manifest["docs"]["present"]
+
+
+def test_a_users_own_corpus_folder(user_corpus):
+    from fingap.ingestion.corpus import CorpusLayout, describe_corpus, pdf_names
+
+    from ..conftest import COVER_DOC, user_corpus_params
+
+    layout = CorpusLayout.from_params(user_corpus_params(user_corpus))
+    assert locate_corpus(str(user_corpus), layout=layout) == user_corpus
+    manifest, questions, docs = describe_corpus(user_corpus, layout)
+    assert manifest["questions"] == {"n_total": 5, "n_evaluated": 4, "n_missing_doc": 1,
+                                     "missing_doc_ids": ["q5"]}
+    assert manifest["docs"]["missing"] == ["zeta-annual-2020"]
+    assert manifest["inputs"] == ["questions.jsonl", "metadata.csv"]
+    assert sorted(pdf_names(manifest)) == sorted(f"filings/{d}.pdf" for d in docs
+                                                 if d != "zeta-annual-2020")
+    assert docs["acme-annual-2022"].form == "10K"
+    assert docs["acme-q2-2023"].period_end == "2023-06-30"
+    # not in the metadata: every field from its cover page
+    assert docs[COVER_DOC] == DocumentRecord(COVER_DOC, "Delta Freight Lines, Inc.", "10K",
+                                             "2021-09-30", "cover")
+    assert manifest["document_fields"] == {"cover": 1, "metadata": 4}
+    assert {q.doc_type for q in questions} == {"10K", "10Q", "8K"}
+    verify_inputs(user_corpus, manifest, manifest["inputs"])
+
+
+def test_a_folder_corpus_without_questions_or_metadata(user_corpus):
+    from fingap.ingestion.corpus import CorpusLayout, describe_corpus
+
+    layout = CorpusLayout.from_params({"layout": "folder", "pdfs": "filings"})
+    manifest, questions, docs = describe_corpus(user_corpus, layout)
+    assert questions == [] and manifest["inputs"] == []
+    assert {d.source for d in docs.values()} == {"cover"}
+    assert docs["acme-annual-2022"].form == ""  # the tiny filings print no cover
+
+
+def test_folder_layout_params_fail_fast(user_corpus):
+    from fingap.core.params import ParamError
+    from fingap.ingestion.corpus import CorpusLayout
+
+    with pytest.raises(ParamError, match="corpus.layout must be one of"):
+        CorpusLayout.from_params({"layout": "s3"})
+    with pytest.raises(ParamError, match="corpus.pdfs must be a path inside corpus.dir"):
+        CorpusLayout.from_params({"layout": "folder", "pdfs": "../elsewhere"})
+    with pytest.raises(ParamError, match="metadata_fields.cik: unknown field"):
+        CorpusLayout.from_params({"layout": "folder", "metadata_fields": {"cik": "CIK"}})
+    layout = CorpusLayout.from_params({"layout": "folder", "pdfs": "filings"})
+    with pytest.raises(CorpusError, match="folder needs corpus.dir"):
+        locate_corpus(None, layout=layout)
+    with pytest.raises(CorpusError, match="no such folder"):
+        locate_corpus(str(user_corpus / "nowhere"), layout=layout)

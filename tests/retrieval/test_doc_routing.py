@@ -139,37 +139,31 @@ def test_page_rows_restricted_to_routed_documents_only_under_standard():
 
 
 def _route_project(tmp_path):
-    """A two-filing corpus (docinfo, manifest, one question, one page each) for route_docs."""
-    import json
+    """A two-filing corpus stage output (documents, one question, one page each) for
+    route_docs."""
+    from fingap.core.io import write_jsonl
+    from fingap.ingestion.corpus import Evidence, Question
+    from fingap.ingestion.documents import DocumentRecord
 
-    from fingap.core.io import sha256_file, write_json, write_jsonl
-    from fingap.ingestion.corpus import DOCINFO_FILE, QUESTIONS_FILE, Evidence, Question
-
-    corpus = tmp_path / "fb"
-    (corpus / "data").mkdir(parents=True)
-    (corpus / QUESTIONS_FILE).write_text("")
-    (corpus / DOCINFO_FILE).write_text("\n".join(json.dumps(d) for d in [
-        {"doc_name": "ACME_2022_10K", "company": "Acme", "doc_type": "10k", "doc_period": 2022},
-        {"doc_name": "BOLT_2022_10K", "company": "Bolt", "doc_type": "10k", "doc_period": 2022},
-    ]) + "\n")
     out = tmp_path / "corpus_out"
-    write_json(out / "manifest.json",
-               {"files": {DOCINFO_FILE: sha256_file(corpus / DOCINFO_FILE)}})
+    write_jsonl(out / "documents.jsonl", [
+        DocumentRecord("ACME_2022_10K", "Acme", "10K", "2022").to_dict(),
+        DocumentRecord("BOLT_2022_10K", "Bolt", "10K", "2022").to_dict()])
     qs = [Question("q1", "Bolt", "BOLT_2022_10K", "10K", "t", "r", "Bolt's 2022 revenue?", "1",
                    [Evidence("BOLT_2022_10K", 0, "e", "e")])]
     write_jsonl(out / "questions.jsonl", (q.to_dict() for q in qs))
     write_jsonl(tmp_path / "pages.jsonl", [
         {"doc": "ACME_2022_10K", "page": 0, "text": "Acme annual report for fiscal 2022"},
         {"doc": "BOLT_2022_10K", "page": 0, "text": "Bolt annual report for fiscal 2022"}])
-    return {"dir": str(corpus)}, out
+    return out
 
 
 def test_route_docs_stage_writes_covers_ranking_and_its_doc_recall(tmp_path):
     from fingap.core.io import read_json, read_jsonl
     from fingap.steps.routing import run_route_docs
 
-    corpus, out = _route_project(tmp_path)
-    rep = run_route_docs({"cover_pages": 1, "keep": 1}, corpus, out,
+    out = _route_project(tmp_path)
+    rep = run_route_docs({"cover_pages": 1, "keep": 1}, out,
                          tmp_path / "pages.jsonl", tmp_path / "routing", tmp_path / "r.json")
     assert rep["overall"]["DocRec@1"] == 1.0 and rep["n_docs"] == 2
     assert rep["summaries"] == "extractive"
@@ -188,7 +182,7 @@ def test_llm_cover_summaries_replace_the_extractive_ones_only_when_asked(tmp_pat
     from fingap.generation.llm_base import Result
     from fingap.steps.routing import run_route_docs
 
-    corpus, out = _route_project(tmp_path)
+    out = _route_project(tmp_path)
     prompts = []
 
     class Scripted:
@@ -204,7 +198,7 @@ def test_llm_cover_summaries_replace_the_extractive_ones_only_when_asked(tmp_pat
         yield Scripted()
 
     monkeypatch.setattr(llm_module, "open_llm", fake_open)
-    args = (corpus, out, tmp_path / "pages.jsonl", tmp_path / "routing", tmp_path / "r.json")
+    args = (out, tmp_path / "pages.jsonl", tmp_path / "routing", tmp_path / "r.json")
     with pytest.raises(ParamError, match="routing.summaries"):
         run_route_docs({"cover_pages": 1, "keep": 1, "summaries": "abstractive"}, *args,
                        llm_params={})

@@ -23,9 +23,10 @@ then the leftmost column.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from ..ingestion.documents import company_name_keys
 from ..ingestion.numbers import SCALES
 from .calculator import CalcError, evaluate
 from .fact_store import FactStore
@@ -81,10 +82,14 @@ def company_key(doc: str) -> str:
     return "".join(ch for ch in "".join(parts).lower() if ch.isalnum())
 
 
-def company_named(doc: str, question: str) -> bool:
-    key = company_key(doc)
+def company_named(doc: str, question: str, companies: Mapping[str, str] | None = None) -> bool:
+    """The question spells the document's company: as its name does, or as the corpus names it
+    (``FactStore.companies``)."""
+    keys = {company_key(doc)}
+    if companies and companies.get(doc):
+        keys |= company_name_keys(companies[doc])
     compact = "".join(ch for ch in question.lower() if ch.isalnum())
-    return len(key) >= 2 and key in compact
+    return any(len(key) >= 2 and key in compact for key in keys)
 
 
 def _duration_ok(fact: dict, asked: str, statement: str) -> bool:
@@ -171,6 +176,7 @@ class Agent:
             self._similarity = lambda phrase, labels: matcher.matrix([phrase], labels)[0] \
                 if phrase.strip() else [0.0] * len(labels)
         self.meaning = MeaningGate(store, page_texts, self.vocab, gate_params)
+        self.companies = self.meaning.companies
 
     # ------------------------------------------------------------ structured path
     def structured(self, qid: str, question: str, pages: Sequence[tuple[str, int]],
@@ -188,7 +194,7 @@ class Agent:
         pages = list(dict.fromkeys(pages))
         steps.append({"step": "retrieve", "pages": [f"{d} p{p}" for d, p in pages]})
         docs = list(dict.fromkeys([d for d, _ in pages] + ([doc_hint] if doc_hint else [])))
-        named = [d for d in docs if company_named(d, question)]
+        named = [d for d in docs if company_named(d, question, self.companies)]
         if named and len(named) < len(docs):
             # the question names its company: other companies' pages cannot hold its figures
             docs = named
@@ -268,7 +274,8 @@ class Agent:
         phrase = self._phrase(pq, concept)
         words = phrase.split()
         docs = {f["doc"] for f in facts}
-        skip = {w for i, w in enumerate(words) if i in company_positions(words, docs)}
+        skip = {w for i, w in enumerate(words)
+                if i in company_positions(words, docs, self.companies)}
         return resolve_rows(phrase, None if concept in pq.labels else concept, facts,
                             self.resolver, skip, self._similarity)
 

@@ -10,7 +10,7 @@ printed, with their scale.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 from ..core.io import atomic_path
@@ -24,9 +24,13 @@ CREATE TABLE facts (id INTEGER PRIMARY KEY, {', '.join(COLUMNS)});
 CREATE INDEX facts_doc_label_period ON facts (doc, label_norm, fiscal_year);
 CREATE INDEX facts_doc_concept_period ON facts (doc, concept, fiscal_year);
 CREATE INDEX facts_doc_page ON facts (doc, page);
+CREATE TABLE documents (doc TEXT PRIMARY KEY, company TEXT);
 """
-def write_store(path: Path, facts: Iterable[dict], vocab: Vocabulary) -> int:
-    """Write ``facts`` (dicts with ``Fact`` fields plus ``fiscal_year``) atomically."""
+def write_store(path: Path, facts: Iterable[dict], vocab: Vocabulary,
+                companies: Mapping[str, str] | None = None) -> int:
+    """Write ``facts`` (dicts with ``Fact`` fields plus ``fiscal_year``) atomically, and
+    ``companies``, each document's company as the corpus names it (documents.jsonl), which the
+    answer path recognises in a question beside the one the document's name spells."""
     n = 0
     with atomic_path(path) as tmp:
         tmp.unlink(missing_ok=True)
@@ -43,6 +47,8 @@ def write_store(path: Path, facts: Iterable[dict], vocab: Vocabulary) -> int:
             n += 1
         con.executemany(f"INSERT INTO facts ({', '.join(COLUMNS)}) VALUES "
                         f"({', '.join('?' * len(COLUMNS))})", rows)
+        con.executemany("INSERT INTO documents VALUES (?, ?)",
+                        sorted((d, c) for d, c in (companies or {}).items() if c))
         con.commit()
         con.close()
     return n
@@ -100,6 +106,13 @@ class FactStore:
     def docs(self) -> list[str]:
         """The documents that have facts, sorted."""
         return [r[0] for r in self.con.execute("SELECT DISTINCT doc FROM facts ORDER BY doc")]
+
+    def companies(self) -> dict[str, str]:
+        """Each document's company as the corpus names it ({} for a store written before)."""
+        try:
+            return dict(self.con.execute("SELECT doc, company FROM documents ORDER BY doc"))
+        except sqlite3.OperationalError:
+            return {}
 
     def labels(self) -> list[str]:
         """Every distinct normalised row label in the store, sorted."""

@@ -40,9 +40,10 @@ and 0 otherwise.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from ..ingestion.documents import company_name_keys
 from .expression_checks import average_reason, dimension_reason, weight_reason, years_reason
 from .fact_store import FactStore
 from .formulas import load_library
@@ -220,20 +221,32 @@ def company_key(doc: str) -> str:
     return "".join(ch for ch in re.split(r"_(?:19|20)\d\d", doc)[0].lower() if ch.isalnum())
 
 
-def companies_named(question: str, docs: set[str]) -> set[str]:
-    """The companies of ``docs`` (as ``company_key``) that the question names."""
+def company_keys(doc: str, companies: Mapping[str, str] | None = None) -> set[str]:
+    """The ways a question may spell a document's company: the one its name spells and, where
+    the corpus names its company (``FactStore.companies``), that name with and without its
+    legal form ("ACME Corporation": acmecorporation, acme)."""
+    keys = {company_key(doc)}
+    if companies and companies.get(doc):
+        keys |= company_name_keys(companies[doc])
+    return {k for k in keys if len(k) >= 2}
+
+
+def companies_named(question: str, docs: set[str],
+                    companies: Mapping[str, str] | None = None) -> set[str]:
+    """The company keys (``company_keys``) of the documents of ``docs`` the question names."""
     words = normalise_phrase(question).split()
-    out = set()
+    out: set[str] = set()
     for doc in docs:
-        if company_positions(words, {doc}):
-            out.add(company_key(doc))
+        if company_positions(words, {doc}, companies):
+            out |= company_keys(doc, companies)
     return out
 
 
-def company_positions(words: list[str], docs: set[str]) -> set[int]:
+def company_positions(words: list[str], docs: set[str],
+                      companies: Mapping[str, str] | None = None) -> set[int]:
     """Positions of the runs of words that spell a document's company, possessive or not
     ("american water works", "adobes", "johnson and johnson")."""
-    keys = {k for k in (company_key(d) for d in docs) if len(k) >= 2}
+    keys = set().union(*(company_keys(d, companies) for d in docs))
     out: set[int] = set()
     for i in range(len(words)):
         joined = ""
@@ -262,7 +275,8 @@ OPERATION_WORDS = frozenset(
 
 
 def unexplained_words(question: str, pq: ParsedQuestion, vocab: Vocabulary,
-                      docs: set[str], label_stems: frozenset[str] | None = None) -> list[str]:
+                      docs: set[str], label_stems: frozenset[str] | None = None,
+                      companies: Mapping[str, str] | None = None) -> list[str]:
     """Content words of the asked phrase that the parse does not account for (see (e)).
     ``label_stems``: the content stems of every row label in the corpus; a word outside them
     is accounted for unless it is an operation word or a name."""
@@ -271,7 +285,7 @@ def unexplained_words(question: str, pq: ParsedQuestion, vocab: Vocabulary,
         re.sub(r"\([^()]*\)", " ", asked_phrase(question) or question)))
     asked = re.sub(r"\b(?:fy)?(?:19|20)?\d{2}\b|\b\d+(?:st|nd|rd|th)?\b", " ", asked)
     words = asked.split()
-    covered = company_positions(words, docs)
+    covered = company_positions(words, docs, companies)
     used = {c for c, _ in pq.inputs}
     spans = [(a, b) for a, b, c in vocab.find_terms(asked) if c in used]
     library = load_library()
@@ -292,7 +306,7 @@ def unexplained_words(question: str, pq: ParsedQuestion, vocab: Vocabulary,
     if AVERAGED.search(pq.expression):
         # "the average of the opening and closing balances": the formula averages them
         named |= _AVERAGE_WORDS
-    names = _names(question, docs) if label_stems is not None else set()
+    names = _names(question, docs, companies) if label_stems is not None else set()
     pos = 0
     out = []
     for i, w in enumerate(words):
@@ -308,12 +322,13 @@ def unexplained_words(question: str, pq: ParsedQuestion, vocab: Vocabulary,
     return out
 
 
-def _names(question: str, docs: set[str]) -> set[str]:
+def _names(question: str, docs: set[str], companies: Mapping[str, str] | None = None
+           ) -> set[str]:
     """Normalised words the question capitalises other than at a sentence's start, the
     company's own name and the capitalised words right after it ("JPMorgan Chase's")."""
     tokens = re.findall(r"[A-Za-z][A-Za-z&.\-'\u2019]*|[.?!:;]", question)
     words = [normalise_phrase(t) for t in tokens]
-    company = company_positions(words, docs)
+    company = company_positions(words, docs, companies)
     out: set[str] = set()
     after_company = False
     for i, t in enumerate(tokens):
@@ -430,6 +445,7 @@ class MeaningGate:
         self.matcher = LabelMatcher(self.params.matcher)
         self._corpus_docs: list[str] | None = None
         self._label_stems: frozenset[str] | None = None
+        self.companies = store.companies()  # each document's company as the corpus names it
 
     @property
     def label_stems(self) -> frozenset[str]:
@@ -475,14 +491,14 @@ class MeaningGate:
         # attributable to shareowners" on the words they share
         def plain(label: str) -> str:
             words = _WHOSE_SHARE.sub("", normalise_label(label)).split()
-            skip = company_positions(words, {inp["doc"]})
+            skip = company_positions(words, {inp["doc"]}, self.companies)
             return " ".join(w for i, w in enumerate(words) if i not in skip) or \
                 normalise_label(label)
 
         # ... nor in the question's phrase ("ACME's proceeds from sale of businesses")
         def plain_phrase(phrase: str) -> str:
             words = _WHOSE_SHARE.sub("", normalise_phrase(phrase)).split()
-            skip = company_positions(words, {inp["doc"]})
+            skip = company_positions(words, {inp["doc"]}, self.companies)
             return " ".join(w for i, w in enumerate(words) if i not in skip) or \
                 normalise_phrase(phrase)
 
@@ -573,12 +589,13 @@ class MeaningGate:
             if reason:
                 checks.reasons.append(reason)
         docs = {inp["doc"] for inp in inputs}
-        named = companies_named(question, set(self.corpus_docs))
+        named = companies_named(question, set(self.corpus_docs), self.companies)
         for doc in sorted(docs):
-            if named and company_key(doc) not in named:
+            if named and not company_keys(doc, self.companies) & named:
                 checks.reasons.append(f"the inputs come from {doc}, the question asks about "
                                       f"{'/'.join(sorted(named))}")
-        left = unexplained_words(question, pq, self.vocab, docs, self.label_stems)
+        left = unexplained_words(question, pq, self.vocab, docs, self.label_stems,
+                                 self.companies)
         if left:
             checks.reasons.append("the parse does not account for: " + " ".join(left))
         per_share = {inp["name"] for inp in inputs if inp["concept"] == "eps_diluted" or

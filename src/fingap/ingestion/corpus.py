@@ -1,5 +1,12 @@
 """Locating, validating and describing the FinanceBench corpus.
 
+Two layouts (``corpus.layout``): ``financebench`` (its ``data/*.jsonl`` and ``pdfs/``), and
+``folder``, a user's own filings: a folder of PDFs, an optional metadata file whose columns map to
+fingap's document fields (``corpus.metadata_fields``, ``fingap.ingestion.documents``; a field it
+lacks is read from the filing's cover page) and an optional questions file in FinanceBench's
+format. Either way the stage writes the same normalised outputs: ``manifest.json``,
+``questions.jsonl`` and ``documents.jsonl``.
+
 Conventions (FinanceBench facts, see the corpus README):
 - ``evidence_page_num`` is 0-based on PyMuPDF's page list; gold pages are a *set* of
   (doc, page) pairs (two questions list the same page twice).
@@ -15,6 +22,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..core.io import JsonlError, iter_jsonl, read_jsonl, sha256_file
+from ..core.params import ParamError
+from .documents import DocumentRecord, check_fields, cover_document, merge, read_metadata
 
 log = logging.getLogger("fingap")
 
@@ -28,6 +37,9 @@ DEFAULT_DIR = "../shared/financebench"
 DOC_TYPES = {"10k": "10K", "10k_annualreport": "10K", "10q": "10Q", "8k": "8K",
              "earnings": "EARNINGS"}
 
+LAYOUTS = ("financebench", "folder")
+COVER_PAGES = 3  # first pages read for a filing's cover fields
+
 STATUS_EVALUATED = "evaluated"
 STATUS_MISSING_DOC = "missing_doc"
 
@@ -36,12 +48,62 @@ class CorpusError(RuntimeError):
     """The corpus cannot be found or is malformed."""
 
 
-def locate_corpus(configured: str | None = None, root: str | Path = ".") -> Path:
+@dataclass(frozen=True)
+class CorpusLayout:
+    """Where a corpus keeps its parts, relative to its folder (``corpus`` params)."""
+
+    kind: str = "financebench"
+    pdfs: str = PDF_DIR
+    metadata: str = ""
+    questions: str = ""
+    metadata_fields: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def from_params(cls, params: dict | None) -> CorpusLayout:
+        params = params or {}
+        kind = params.get("layout") or "financebench"
+        if kind not in LAYOUTS:
+            raise ParamError(f"corpus.layout must be one of {', '.join(LAYOUTS)}, got {kind!r}")
+        if kind == "financebench":
+            return cls()
+        fields = params.get("metadata_fields") or {}
+        if not isinstance(fields, dict):
+            raise ParamError("corpus.metadata_fields must map fingap fields to column names")
+        try:
+            check_fields(fields)
+        except JsonlError as e:
+            raise ParamError(str(e)) from None
+        for key in ("pdfs", "metadata", "questions"):
+            value = params.get(key) or ""
+            if not isinstance(value, str) or Path(value).is_absolute() or ".." in Path(value).parts:
+                raise ParamError(f"corpus.{key} must be a path inside corpus.dir, got {value!r}")
+        return cls(kind=kind, pdfs=params.get("pdfs") or PDF_DIR,
+                   metadata=params.get("metadata") or "", questions=params.get("questions") or "",
+                   metadata_fields=tuple(sorted(fields.items())))
+
+    @property
+    def inputs(self) -> list[str]:
+        """The files besides the PDFs that the stages read (hash-checked by the manifest)."""
+        if self.kind == "financebench":
+            return [QUESTIONS_FILE, DOCINFO_FILE]
+        return [f for f in (self.questions, self.metadata) if f]
+
+
+def locate_corpus(configured: str | None = None, root: str | Path = ".",
+                  layout: CorpusLayout | None = None) -> Path:
     """Find FinanceBench: the param, then ``$FINANCEBENCH_DIR``, then ``../shared/financebench``.
 
     The default is also looked for beside every folder above ``root``: a queued or ``--temp``
     DVC experiment runs in a copy under ``.dvc/tmp/exps/``, where ``../shared/financebench``
-    no longer points beside the repository."""
+    no longer points beside the repository. A ``folder`` corpus is where ``corpus.dir`` says."""
+    if layout is not None and layout.kind == "folder":
+        if not configured:
+            raise CorpusError("corpus.layout: folder needs corpus.dir, the folder of the corpus")
+        path = Path(configured)
+        path = path if path.is_absolute() else (Path(root) / path).resolve()
+        if not (path / layout.pdfs).is_dir():
+            raise CorpusError(f"{path / layout.pdfs}: no such folder (corpus.dir / corpus.pdfs)")
+        return path
     tried = []
     candidates = []
     if configured:
@@ -166,7 +228,8 @@ def load_questions(path: str | Path, doc_types: dict[str, str]) -> list[Question
             )
         doc = row["doc_name"]
         if doc not in doc_types:
-            raise JsonlError(f"{where}: doc {doc} is not in the document information file")
+            raise JsonlError(f"{where}: doc {doc} is not a document of the corpus (its "
+                             "document information or metadata file, or its PDFs)")
         questions.append(
             Question(
                 id=qid,
@@ -205,8 +268,41 @@ def pdf_entries(pdf_dir: Path) -> tuple[list[Path], list[dict]]:
     return ok, skipped
 
 
-def build_manifest(corpus_dir: Path) -> tuple[dict, list[Question]]:
+def cover_text(path: Path, pages: int = COVER_PAGES) -> str:
+    """The text of a PDF's first pages ("" for a file PyMuPDF cannot open: extraction reports
+    it)."""
+    import pymupdf
+
+    try:
+        with pymupdf.open(path, filetype="pdf") as doc:
+            return "\n".join(doc[i].get_text() for i in range(min(pages, len(doc))))
+    except Exception as e:  # noqa: BLE001 - any unreadable file: its fields stay empty
+        log.warning("corpus: cannot read the cover of %s: %s", path, e)
+        return ""
+
+
+def corpus_documents(corpus_dir: Path, layout: CorpusLayout,
+                     pdfs: list[Path]) -> dict[str, DocumentRecord]:
+    """Every document's fields: FinanceBench's document information, or a folder corpus's
+    metadata with each field it lacks read from the filing's cover page."""
+    if layout.kind == "financebench":
+        return read_metadata(corpus_dir / DOCINFO_FILE)
+    meta = (read_metadata(corpus_dir / layout.metadata, dict(layout.metadata_fields))
+            if layout.metadata else {})
+    out = dict(meta)
+    for p in pdfs:
+        known = meta.get(p.stem)
+        if known is None or not all((known.company, known.form, known.period_end)):
+            out[p.stem] = merge(known, cover_document(p.stem, cover_text(p)))
+    return dict(sorted(out.items()))
+
+
+def build_manifest(corpus_dir: Path, layout: CorpusLayout | None = None
+                   ) -> tuple[dict, list[Question]]:
     """Validate the corpus and describe it: input hashes, present/missing PDFs, question status."""
+    layout = layout or CorpusLayout()
+    if layout.kind == "folder":
+        return _folder_manifest(corpus_dir, layout)[:2]
     doc_types = load_doc_types(corpus_dir / DOCINFO_FILE)
     questions = load_questions(corpus_dir / QUESTIONS_FILE, doc_types)
     pdfs, skipped = pdf_entries(corpus_dir / PDF_DIR)
@@ -241,6 +337,75 @@ def build_manifest(corpus_dir: Path) -> tuple[dict, list[Question]]:
     return manifest, questions
 
 
+def _folder_manifest(corpus_dir: Path, layout: CorpusLayout
+                     ) -> tuple[dict, list[Question], dict[str, DocumentRecord]]:
+    pdfs, skipped = pdf_entries(corpus_dir / layout.pdfs)
+    if not pdfs:
+        raise CorpusError(f"{corpus_dir / layout.pdfs}: no readable PDF (corpus.pdfs)")
+    for name in layout.inputs:
+        if not (corpus_dir / name).is_file():
+            raise CorpusError(f"{corpus_dir / name}: no such file (corpus.metadata or "
+                              "corpus.questions)")
+    documents = corpus_documents(corpus_dir, layout, pdfs)
+    questions = (load_questions(corpus_dir / layout.questions,
+                                {d: r.form for d, r in documents.items()})
+                 if layout.questions else [])
+    present = {p.stem for p in pdfs}
+    for q in questions:
+        if not all(d in present for d in q.gold_docs):
+            q.status = STATUS_MISSING_DOC
+    files = {name: sha256_file(corpus_dir / name) for name in layout.inputs}
+    for p in pdfs:
+        files[f"{layout.pdfs}/{p.name}"] = sha256_file(p)
+    referenced = sorted({d for q in questions for d in q.gold_docs})
+    missing_q = sorted(q.id for q in questions if q.status == STATUS_MISSING_DOC)
+    manifest = {
+        "layout": layout.kind,
+        "pdf_dir": layout.pdfs,
+        "inputs": layout.inputs,
+        "files": files,
+        "docs": {
+            "referenced": referenced,
+            "present": sorted(present),
+            "missing": sorted(set(referenced) - present),
+            "unreferenced_present": sorted(present - set(referenced)),
+        },
+        "doc_types": {d: documents[d].form for d in sorted(present | set(referenced))
+                      if d in documents},
+        "document_fields": {source: sum(r.source == source for r in documents.values())
+                            for source in sorted({r.source for r in documents.values()})},
+        "questions": {
+            "n_total": len(questions),
+            "n_evaluated": len(questions) - len(missing_q),
+            "n_missing_doc": len(missing_q),
+            "missing_doc_ids": missing_q,
+        },
+    }
+    if skipped:
+        manifest["skipped_pdf_entries"] = skipped
+    return manifest, questions, documents
+
+
+def describe_corpus(corpus_dir: Path, layout: CorpusLayout
+                    ) -> tuple[dict, list[Question], dict[str, DocumentRecord]]:
+    """The manifest, the questions and every document's fields (the ``corpus`` stage)."""
+    if layout.kind == "folder":
+        return _folder_manifest(corpus_dir, layout)
+    manifest, questions = build_manifest(corpus_dir, layout)
+    return manifest, questions, corpus_documents(corpus_dir, layout, [])
+
+
+def pdf_names(manifest: dict) -> list[str]:
+    """The PDFs the manifest hashed, as paths relative to the corpus folder."""
+    prefix = manifest.get("pdf_dir", PDF_DIR) + "/"
+    return [n for n in manifest["files"] if n.startswith(prefix)]
+
+
+def input_names(manifest: dict) -> list[str]:
+    """The questions and metadata files the manifest hashed."""
+    return manifest.get("inputs", [QUESTIONS_FILE, DOCINFO_FILE])
+
+
 def verify_inputs(corpus_dir: Path, manifest: dict, names: list[str]) -> None:
     """Check that the files a stage reads still have the hashes the manifest recorded."""
     for name in names:
@@ -253,6 +418,11 @@ def verify_inputs(corpus_dir: Path, manifest: dict, names: list[str]) -> None:
                 f"{corpus_dir / name} changed since the corpus stage recorded it "
                 f"(sha256 {actual[:12]} != {expected[:12]}); run `dvc repro` again"
             )
+
+
+def read_documents(corpus_out: Path) -> dict[str, DocumentRecord]:
+    """The documents the ``corpus`` stage wrote (``corpus_out/documents.jsonl``)."""
+    return {d["doc"]: DocumentRecord(**d) for d in read_jsonl(corpus_out / "documents.jsonl")}
 
 
 def read_questions(corpus_out: Path) -> list[Question]:

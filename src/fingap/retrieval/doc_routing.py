@@ -23,12 +23,10 @@ import numpy as np
 
 from ..core.params import ParamError
 from ..core.runs import Run
+from ..ingestion.documents import LEGAL_SUFFIXES, registrant_line
 
 FORMS = {"10k": "10-K", "10k_annualreport": "10-K", "10q": "10-Q", "8k": "8-K",
          "earnings": "earnings"}
-# legal-form words that a question rarely repeats ("3M Company" is asked about as "3M")
-_SUFFIXES = frozenset("""inc incorporated corp corporation co company companies ltd limited plc
-    llc lp sa nv ag holdings holding group the""".split())
 _WORD = re.compile(r"[a-z0-9&]+")
 _YEAR = re.compile(r"(?<![\d$.,])(?:fy|fiscal(?: year)?\s*)?\s*((?:19|20)\d\d)(?![\d%])", re.I)
 _SHORT_FY = re.compile(r"\bfy\s?'?(\d\d)\b", re.I)
@@ -47,7 +45,6 @@ _FORM_HINTS = (
 )
 _TICKER_LABEL = re.compile(r"trading\s+symbol", re.I)
 _TICKER = re.compile(r"[A-Z]{1,5}")
-_REGISTRANT_LABEL = re.compile(r"exact name of registrant", re.I)
 _DATED = re.compile(r"dated[-_](\d{4}-\d{2}-\d{2})")
 _DOC_QUARTER = re.compile(r"_(\d{4})Q([1-4])_")
 
@@ -87,7 +84,7 @@ class CoverRecord:
 
 
 def _strip_suffixes(name: str) -> str:
-    kept = [w for w in words(name) if w not in _SUFFIXES]
+    kept = [w for w in words(name) if w not in LEGAL_SUFFIXES]
     return " ".join(kept)
 
 
@@ -117,17 +114,9 @@ def cover_ticker(text: str) -> str | None:
 
 
 def cover_registrant(text: str) -> str | None:
-    """The line above "(Exact name of registrant as specified in its charter)" that reads as a
-    name: letters, no digits, not the form's own labels."""
-    m = _REGISTRANT_LABEL.search(text)
-    if not m:
-        return None
-    for line in reversed(text[: m.start()].splitlines()[-4:]):
-        name = line.strip().strip("(").strip()
-        if (name and not any(ch.isdigit() for ch in name) and any(ch.isalpha() for ch in name)
-                and "commission" not in name.lower() and "period" not in name.lower()):
-            return _phrase(name)
-    return None
+    """The registrant's name a cover page prints, as a phrase (``registrant_line``)."""
+    name = registrant_line(text)
+    return _phrase(name) if name else None
 
 
 def acronyms(name: str) -> set[str]:

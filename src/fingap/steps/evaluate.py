@@ -51,9 +51,9 @@ def run_evaluate(params: dict, corpus_out: Path, chunks_path: Path, runs_dir: Pa
     if corpus_params is not None:
         # the questions scored here must be those the manifest hashed: a corpus edited after
         # the corpus stage ran is an error, not silently stale metrics
-        corpus_dir = corpus_mod.locate_corpus(corpus_params.get("dir") or None, root)
-        corpus_mod.verify_inputs(corpus_dir, manifest,
-                                 [corpus_mod.QUESTIONS_FILE, corpus_mod.DOCINFO_FILE])
+        corpus_dir = corpus_mod.locate_corpus(corpus_params.get("dir") or None, root,
+                                              corpus_mod.CorpusLayout.from_params(corpus_params))
+        corpus_mod.verify_inputs(corpus_dir, manifest, corpus_mod.input_names(manifest))
     failed = mark_failed_documents(questions, errors_path)
     write_jsonl(unanswerable_path, (
         {"question_id": q.id, "doc": q.doc, "status": q.status,

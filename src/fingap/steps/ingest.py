@@ -29,9 +29,11 @@ log = logging.getLogger("fingap")
 
 # ---------------------------------------------------------------- corpus
 def run_corpus(params: dict, out_dir: Path, root: Path = Path(".")) -> dict:
-    corpus_dir = corpus_mod.locate_corpus(params.get("dir") or None, root)
-    manifest, questions = corpus_mod.build_manifest(corpus_dir)
+    layout = corpus_mod.CorpusLayout.from_params(params)
+    corpus_dir = corpus_mod.locate_corpus(params.get("dir") or None, root, layout)
+    manifest, questions, documents = corpus_mod.describe_corpus(corpus_dir, layout)
     write_jsonl(out_dir / "questions.jsonl", (q.to_dict() for q in questions))
+    write_jsonl(out_dir / "documents.jsonl", (d.to_dict() for d in documents.values()))
     write_json(out_dir / "manifest.json", manifest)
     log.info("corpus %s: %d questions (%d evaluated, %d missing doc), %d PDFs", corpus_dir,
              manifest["questions"]["n_total"], manifest["questions"]["n_evaluated"],
@@ -45,8 +47,9 @@ def run_extract(params: dict, corpus_params: dict, corpus_out: Path, out_dir: Pa
     window = require_int(params, "extract", "alignment_window", minimum=0)
     max_chars = require_int(params, "extract", "max_page_chars", minimum=1)
     manifest = read_json(corpus_out / "manifest.json")
-    corpus_dir = corpus_mod.locate_corpus(corpus_params.get("dir") or None, root)
-    names = [n for n in manifest["files"] if n.startswith(corpus_mod.PDF_DIR + "/")]
+    corpus_dir = corpus_mod.locate_corpus(corpus_params.get("dir") or None, root,
+                                          corpus_mod.CorpusLayout.from_params(corpus_params))
+    names = corpus_mod.pdf_names(manifest)
     corpus_mod.verify_inputs(corpus_dir, manifest, names)
     pages, errors = [], []
     t0 = time.perf_counter()

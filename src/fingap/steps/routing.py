@@ -10,10 +10,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.io import iter_jsonl, read_json, read_jsonl, write_json, write_jsonl
+from ..core.io import read_jsonl, write_json, write_jsonl
 from ..core.params import ParamError, require_int
-from ..ingestion import corpus as corpus_mod
-from ..ingestion.corpus import STATUS_EVALUATED, read_questions
+from ..ingestion.corpus import STATUS_EVALUATED, read_documents, read_questions
 from ..ingestion.extract import read_page_texts
 from ..retrieval.doc_routing import (
     CoverRecord,
@@ -54,9 +53,8 @@ def ranking_for(questions: dict[str, str], covers: Sequence[CoverRecord],
     return {q: [[d, sc] for d, sc in r[:keep]] for q, r in sorted(ranking.items())}
 
 
-def run_route_docs(params: dict, corpus_params: dict, corpus_out: Path, pages_path: Path,
-                   out_dir: Path, report_path: Path, root: Path = Path("."),
-                   llm_params: dict | None = None,
+def run_route_docs(params: dict, corpus_out: Path, pages_path: Path,
+                   out_dir: Path, report_path: Path, llm_params: dict | None = None,
                    cache_path: Path = Path("data/cache/llm_routing.sqlite")) -> dict:
     """``routing.summaries``: ``extractive`` (default, no LLM) or ``llm`` (the configured LLM
     writes each cover's summary; for a capable model only)."""
@@ -68,11 +66,11 @@ def run_route_docs(params: dict, corpus_params: dict, corpus_out: Path, pages_pa
         raise ParamError(f"routing.summaries must be one of {SUMMARIES}, got {summaries!r}")
     if summaries == "llm" and llm_params is None:
         raise ParamError("routing.summaries: llm needs the llm section")
-    corpus_dir = corpus_mod.locate_corpus(corpus_params.get("dir") or None, root)
-    manifest = read_json(corpus_out / "manifest.json")
-    corpus_mod.verify_inputs(corpus_dir, manifest, [corpus_mod.DOCINFO_FILE])
-    meta = {row["doc_name"]: row
-            for _, row in iter_jsonl(corpus_dir / corpus_mod.DOCINFO_FILE)}
+    # the corpus stage's documents: FinanceBench's document information or a user's metadata
+    # and cover pages, in one shape (build_cover reads FinanceBench's field names)
+    meta = {d.doc: {"company": d.company, "doc_type": d.form,
+                    "doc_period": str(d.year) if d.year else ""}
+            for d in read_documents(corpus_out).values()}
     pages: dict[str, list[tuple[int, str]]] = defaultdict(list)
     for (doc, page), text in read_page_texts(pages_path).items():
         pages[doc].append((page, text))

@@ -33,11 +33,12 @@ def serialise_row(facts: list[dict]) -> str:
 def run_tables(corpus_params: dict, corpus_out: Path, pages_path: Path, out_dir: Path,
                report_path: Path, root: Path = Path(".")) -> dict:
     manifest = read_json(corpus_out / "manifest.json")
-    corpus_dir = corpus_mod.locate_corpus(corpus_params.get("dir") or None, root)
+    corpus_dir = corpus_mod.locate_corpus(corpus_params.get("dir") or None, root,
+                                          corpus_mod.CorpusLayout.from_params(corpus_params))
     texts: dict[str, dict[int, str]] = defaultdict(dict)
     for r in read_jsonl(pages_path):
         texts[r["doc"]][r["page"]] = r["text"]
-    names = sorted(n for n in manifest["files"] if n.startswith(corpus_mod.PDF_DIR + "/"))
+    names = sorted(corpus_mod.pdf_names(manifest))
     vocab = Vocabulary.load()
     all_facts: list[dict] = []
     skipped_rows: list[dict] = []
@@ -61,7 +62,8 @@ def run_tables(corpus_params: dict, corpus_out: Path, pages_path: Path, out_dir:
         if info["error"]:
             log.warning("tables: %s: %s (skipped)", name, info["error"])
     seconds = time.perf_counter() - t0
-    n_facts = write_store(out_dir / "facts.sqlite", all_facts, vocab)
+    companies = {d.doc: d.company for d in corpus_mod.read_documents(corpus_out).values()}
+    n_facts = write_store(out_dir / "facts.sqlite", all_facts, vocab, companies)
     rows: dict[tuple, list[dict]] = defaultdict(list)
     for f in all_facts:
         rows[(f["doc"], f["page"], f["table"], f["label"])].append(f)
