@@ -47,6 +47,7 @@ def test_metadata_errors_name_file_line_and_column(tmp_path):
                     '{"doc_name": "a", "company": "B"}\n')
     with pytest.raises(MetadataError, match=r":3: document a listed again.*first on line 1"):
         read_metadata(path)
+    assert read_metadata(path, repeats="last")["a"].company == "B"  # FinanceBench's reading
     with pytest.raises(MetadataError, match="corpus.metadata_fields.ticker: unknown field"):
         read_metadata(path, {"ticker": "symbol"})
     (tmp_path / "meta.xlsx").write_text("")

@@ -286,7 +286,7 @@ def corpus_documents(corpus_dir: Path, layout: CorpusLayout,
     """Every document's fields: FinanceBench's document information, or a folder corpus's
     metadata with each field it lacks read from the filing's cover page."""
     if layout.kind == "financebench":
-        return read_metadata(corpus_dir / DOCINFO_FILE)
+        return read_metadata(corpus_dir / DOCINFO_FILE, repeats="last")
     meta = (read_metadata(corpus_dir / layout.metadata, dict(layout.metadata_fields))
             if layout.metadata else {})
     out = dict(meta)

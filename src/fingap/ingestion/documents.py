@@ -144,11 +144,13 @@ def _rows(path: Path) -> list[tuple[int, dict]]:
     raise MetadataError(f"{path}: a metadata file is .csv or .jsonl")
 
 
-def read_metadata(path: str | Path, fields: Mapping[str, str] | None = None
-                  ) -> dict[str, DocumentRecord]:
+def read_metadata(path: str | Path, fields: Mapping[str, str] | None = None,
+                  repeats: str = "error") -> dict[str, DocumentRecord]:
     """One record per document of a CSV or JSONL file; errors name the file, line and column.
     A field whose column the file lacks stays empty (the cover page may give it), except the
-    document's name, which every row needs."""
+    document's name, which every row needs. A document listed again with other fields is an
+    error, or with ``repeats="last"`` its last row counts (FinanceBench lists
+    FOOTLOCKER_2023_annualreport with two fiscal periods; fingap has always read the last)."""
     path = Path(path)
     columns = check_fields(fields)
     out: dict[str, DocumentRecord] = {}
@@ -168,7 +170,7 @@ def read_metadata(path: str | Path, fields: Mapping[str, str] | None = None
         record = DocumentRecord(doc=doc, company=str(row.get(columns["company"]) or "").strip(),
                                 form=normalise_form(row.get(columns["form"])),
                                 period_end=period)
-        if out.get(doc, record) != record:  # an identical repeat is harmless (FinanceBench has)
+        if out.get(doc, record) != record and repeats != "last":  # an identical one is harmless
             raise MetadataError(f"{where}: document {doc} listed again with other fields "
                                 f"(first on line {first_line[doc]})")
         out[doc] = record
