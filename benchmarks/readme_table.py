@@ -30,7 +30,7 @@ ROWS: tuple[tuple[str, tuple[str, ...], str, str | None, str | None], ...] = (
     ("SPLADE (SPLADE-tiny)", ("splade",), "standard", None, "splade"),
     ("Dense (all-MiniLM-L6-v2, mean-pooled windows)", ("dense",), "standard", None, "dense"),
     ("Hybrid RRF (BM25 + dense)", ("hybrid",), "standard", None, "hybrid"),
-    ("Parent-child (254/32 children)", ("parent_child",), "standard", None, "parent_child"),
+    ("Parent-child (children: 254-token embedder windows)", ("parent_child",), "standard", None, "parent_child"),
     ("Query expansion (dense)", ("query_expansion",), "standard", None, "query_expansion"),
     ("HyDE (SmolLM2-135M passages)", ("hyde",), "standard", "hyde_vs_dense", "hyde"),
     ("Multi-HyDE (SmolLM2-135M passages)", ("multi_hyde",), "standard", None, "multi_hyde"),
