@@ -307,17 +307,26 @@ def build_manifest(corpus_dir: Path, layout: CorpusLayout | None = None
     questions = load_questions(corpus_dir / QUESTIONS_FILE, doc_types)
     pdfs, skipped = pdf_entries(corpus_dir / PDF_DIR)
     present = {p.stem for p in pdfs}
-    referenced = sorted({d for q in questions for d in q.gold_docs})
-    for q in questions:
-        if not all(d in present for d in q.gold_docs):
-            q.status = STATUS_MISSING_DOC
     files = {QUESTIONS_FILE: sha256_file(corpus_dir / QUESTIONS_FILE),
              DOCINFO_FILE: sha256_file(corpus_dir / DOCINFO_FILE)}
     for p in pdfs:
         files[f"{PDF_DIR}/{p.name}"] = sha256_file(p)
+    manifest = {"files": files, **_docs_and_questions(questions, present, doc_types)}
+    if skipped:  # only then: an unchanged corpus keeps a byte-identical manifest
+        manifest["skipped_pdf_entries"] = skipped
+    return manifest, questions
+
+
+def _docs_and_questions(questions: list[Question], present: set[str],
+                        doc_types: dict[str, str]) -> dict:
+    """Marks each question whose documents are not all present ``missing_doc``, and describes
+    the documents and the questions for the manifest."""
+    for q in questions:
+        if not all(d in present for d in q.gold_docs):
+            q.status = STATUS_MISSING_DOC
+    referenced = sorted({d for q in questions for d in q.gold_docs})
     missing_q = sorted(q.id for q in questions if q.status == STATUS_MISSING_DOC)
-    manifest = {
-        "files": files,
+    return {
         "docs": {
             "referenced": referenced,
             "present": sorted(present),
@@ -332,9 +341,6 @@ def build_manifest(corpus_dir: Path, layout: CorpusLayout | None = None
             "missing_doc_ids": missing_q,
         },
     }
-    if skipped:  # only then: an unchanged corpus keeps a byte-identical manifest
-        manifest["skipped_pdf_entries"] = skipped
-    return manifest, questions
 
 
 def _folder_manifest(corpus_dir: Path, layout: CorpusLayout
@@ -351,35 +357,17 @@ def _folder_manifest(corpus_dir: Path, layout: CorpusLayout
                                 {d: r.form for d, r in documents.items()})
                  if layout.questions else [])
     present = {p.stem for p in pdfs}
-    for q in questions:
-        if not all(d in present for d in q.gold_docs):
-            q.status = STATUS_MISSING_DOC
     files = {name: sha256_file(corpus_dir / name) for name in layout.inputs}
     for p in pdfs:
         files[f"{layout.pdfs}/{p.name}"] = sha256_file(p)
-    referenced = sorted({d for q in questions for d in q.gold_docs})
-    missing_q = sorted(q.id for q in questions if q.status == STATUS_MISSING_DOC)
     manifest = {
         "layout": layout.kind,
         "pdf_dir": layout.pdfs,
         "inputs": layout.inputs,
         "files": files,
-        "docs": {
-            "referenced": referenced,
-            "present": sorted(present),
-            "missing": sorted(set(referenced) - present),
-            "unreferenced_present": sorted(present - set(referenced)),
-        },
-        "doc_types": {d: documents[d].form for d in sorted(present | set(referenced))
-                      if d in documents},
+        **_docs_and_questions(questions, present, {d: r.form for d, r in documents.items()}),
         "document_fields": {source: sum(r.source == source for r in documents.values())
                             for source in sorted({r.source for r in documents.values()})},
-        "questions": {
-            "n_total": len(questions),
-            "n_evaluated": len(questions) - len(missing_q),
-            "n_missing_doc": len(missing_q),
-            "missing_doc_ids": missing_q,
-        },
     }
     if skipped:
         manifest["skipped_pdf_entries"] = skipped
