@@ -8,6 +8,8 @@ its Wilson interval), AURC. Answers that carry no ``confidence`` (code before th
 are ranked by ``verified`` alone.
 
     python benchmarks/answer_sets.py --sets paraphrase fresh --label untouched
+    python benchmarks/answer_sets.py --sets final --label final_bm25 --condition standard \
+        --method bm25
 
 writes ``reports/answer_sets/<label>.json`` and the records to
 ``reports/answer_sets/<label>/<set>.jsonl``, so every figure traces to a per-question file.
@@ -59,14 +61,16 @@ def main() -> None:
     parser.add_argument("--sets", nargs="+", required=True)
     parser.add_argument("--label", required=True)
     parser.add_argument("--condition", default="oracle_page")
+    parser.add_argument("--method", default="fingap_best",
+                        help="the retrieval method under the standard condition (e.g. bm25)")
     args = parser.parse_args()
     out_dir = ROOT / "reports" / "answer_sets"
-    report = {"condition": args.condition, "sets": {}}
+    report = {"condition": args.condition, "method": args.method, "sets": {}}
     for name in args.sets:
         path = ROOT / "annotations" / f"{name}_questions.jsonl"
         records_path = out_dir / args.label / f"{name}.jsonl"
         t0 = time.perf_counter()
-        ask_file(path, records_path, args.condition, "fingap_best", 5)
+        ask_file(path, records_path, args.condition, args.method, 5)
         questions = {q["financebench_id"]: q for q in read_jsonl(path)}
         rows = score([r | {"question_id": r["question_id"]} for r in read_jsonl(records_path)],
                      questions)
