@@ -123,26 +123,34 @@ def project(tmp_path_factory):
                 ["git", "add", "-A"], ["git", "commit", "-qm", "init"]):
         _run(cmd, proj, env)
     log = _run(["dvc", "repro"], proj, env)  # the product
-    log += _run(["dvc", "repro", "studies/dvc.yaml"], proj, env)  # then the studies
     # the first run's results, for the forced rerun to match
     for src, name in FIRST_RUN.items():
         shutil.copy(proj / src, root / name)
-    return proj, env, log
+    forced = _start_forced_rerun(proj, env)  # on the second core, beside the studies and tests
+    try:
+        log += _run(["dvc", "repro", "studies/dvc.yaml"], proj, env)  # then the studies
+        _FORCED["run"] = forced
+        yield proj, env, log
+    finally:
+        if forced[1].poll() is None:  # the module failed before its test waited: stop it all
+            os.killpg(forced[1].pid, 9)
+            forced[1].wait()
 
 
 FIRST_RUN = {"reports/metrics.json": "first_metrics.json",
              "data/answers/dense__standard.jsonl": "first_answers.jsonl"}
+_FORCED: dict = {}  # the forced rerun the project fixture started: (copy, process)
 
 
-@pytest.fixture(scope="module", autouse=True)
-def forced_rerun(project):
-    """`dvc repro --force` in a copy of the built project, started as soon as it is built.
+def _start_forced_rerun(proj: Path, env: dict) -> tuple[Path, subprocess.Popen]:
+    """`dvc repro --force` of the product in a copy of the built project, started as soon as
+    the product is built.
 
     The copy sits beside the project (so the default ../shared corpus resolves the same way)
-    and leaves out DVC's cache and tmp (a forced rerun fills its own). It runs while the other
-    tests use the original: most of a forced rerun is single-threaded DVC bookkeeping and stage
-    start-up, so the second core overlaps it with their work. Its test waits for it last."""
-    proj, env, _ = project
+    and leaves out DVC's cache and tmp (a forced rerun fills its own). It runs while the
+    studies and the other tests use the original: most of a forced rerun is single-threaded DVC
+    bookkeeping and stage start-up, so the second core overlaps it with their work. Its test
+    waits for it last."""
     copy = proj.parent / "proj_forced"
 
     def dvc_cache_and_tmp(folder: str, names: list[str]) -> list[str]:
@@ -150,12 +158,14 @@ def forced_rerun(project):
 
     shutil.copytree(proj, copy, symlinks=True, ignore=dvc_cache_and_tmp)
     with open(proj.parent / "forced_rerun.log", "w") as log:
-        run = subprocess.Popen(["dvc", "repro", "--force"], cwd=copy, env=env, stdout=log,
-                               stderr=subprocess.STDOUT, start_new_session=True)
-    yield copy, run
-    if run.poll() is None:  # the module failed before its test waited: stop the whole group
-        os.killpg(run.pid, 9)
-        run.wait()
+        run = subprocess.Popen(["dvc", "repro", "--force", "dvc.yaml"], cwd=copy, env=env,
+                               stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    return copy, run
+
+
+@pytest.fixture(scope="module")
+def forced_rerun(project):
+    return _FORCED["run"]
 
 
 def test_metrics_contract_and_oracle_page(project):
@@ -487,11 +497,14 @@ def test_queued_sweep_runs_in_dvc_copies_and_shows_in_exp_show(project):
     for p in (10, 5):
         _run(["dvc", "exp", "run", "--queue", "-S", f"page_scorer.P={p}", "dvc.yaml",
               "studies/dvc.yaml"], proj, env)  # both pipelines: P is read in each
-    # both at once, one per core. Its output goes to a file, not a pipe: the workers it leaves
-    # behind inherit its stdout, and a pipe would hold this test until the last one exits.
+    # both at once, one per core, each with one compute thread (docs/pipeline.md: N workers on
+    # N cores; the forced rerun shares the cores too). Its output goes to a file, not a pipe:
+    # the workers it leaves behind inherit its stdout, and a pipe would hold this test until the
+    # last one exits.
+    one_thread = dict(env, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
     with open(proj.parent / "queue_start.log", "w") as log:
-        subprocess.run(["dvc", "queue", "start", "-j", "2"], cwd=proj, env=env, stdout=log,
-                       stderr=subprocess.STDOUT, check=True)
+        subprocess.run(["dvc", "queue", "start", "-j", "2"], cwd=proj, env=one_thread,
+                       stdout=log, stderr=subprocess.STDOUT, check=True)
     deadline = time.time() + 1200
     status = ""
     while time.time() < deadline:
