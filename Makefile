@@ -30,7 +30,9 @@ lint: setup
 	ruff check src stages tests benchmarks maintainers studies annotations
 
 test: lint
-	pytest
+	# two workers: the e2e file on one (mostly one busy core: DVC and stage start-up), every
+	# other test file beside it on the other (tests/conftest.py puts the e2e file first)
+	pytest -n 2 --dist loadfile
 
 bench: setup
 	python benchmarks/bench_foundation.py
