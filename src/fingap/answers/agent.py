@@ -26,7 +26,6 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ..ingestion.documents import company_name_keys
 from ..ingestion.numbers import SCALES
 from .calculator import CalcError, evaluate
 from .fact_store import FactStore
@@ -35,6 +34,7 @@ from .labels import Vocabulary, normalise_phrase
 from .meaning import (
     GateParams,
     MeaningGate,
+    company_keys,
     company_positions,
     qualifiers_asked,
     qualifiers_of,
@@ -85,11 +85,8 @@ def company_key(doc: str) -> str:
 def company_named(doc: str, question: str, companies: Mapping[str, str] | None = None) -> bool:
     """The question spells the document's company: as its name does, or as the corpus names it
     (``FactStore.companies``)."""
-    keys = {company_key(doc)}
-    if companies and companies.get(doc):
-        keys |= company_name_keys(companies[doc])
     compact = "".join(ch for ch in question.lower() if ch.isalnum())
-    return any(len(key) >= 2 and key in compact for key in keys)
+    return any(key in compact for key in company_keys(doc, companies, key=company_key))
 
 
 def _duration_ok(fact: dict, asked: str, statement: str) -> bool:

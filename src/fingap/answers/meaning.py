@@ -40,7 +40,7 @@ and 0 otherwise.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..ingestion.documents import company_name_keys
@@ -221,11 +221,12 @@ def company_key(doc: str) -> str:
     return "".join(ch for ch in re.split(r"_(?:19|20)\d\d", doc)[0].lower() if ch.isalnum())
 
 
-def company_keys(doc: str, companies: Mapping[str, str] | None = None) -> set[str]:
-    """The ways a question may spell a document's company: the one its name spells and, where
-    the corpus names its company (``FactStore.companies``), that name with and without its
-    legal form ("ACME Corporation": acmecorporation, acme)."""
-    keys = {company_key(doc)}
+def company_keys(doc: str, companies: Mapping[str, str] | None = None,
+                 key: Callable[[str], str] = company_key) -> set[str]:
+    """The ways a question may spell a document's company: the one its name spells (``key``)
+    and, where the corpus names its company (``FactStore.companies``), that name with and
+    without its legal form ("ACME Corporation": acmecorporation, acme)."""
+    keys = {key(doc)}
     if companies and companies.get(doc):
         keys |= company_name_keys(companies[doc])
     return {k for k in keys if len(k) >= 2}
