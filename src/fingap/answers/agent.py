@@ -273,8 +273,10 @@ class Agent:
         docs = {f["doc"] for f in facts}
         skip = {w for i, w in enumerate(words)
                 if i in company_positions(words, docs, self.companies)}
+        glossary = self.meaning.glossary
         return resolve_rows(phrase, None if concept in pq.labels else concept, facts,
-                            self.resolver, skip, self._similarity)
+                            self.resolver, skip, self._similarity,
+                            glossary.read if glossary else None)
 
     def _phrase(self, pq: ParsedQuestion, concept: str) -> str:
         """The operand's words: its printed-label phrase, the question's words for a concept,

@@ -8,9 +8,14 @@ page passes it. Here every input must also pass, read from the page's own text:
 (a) **label**: its row's printed label means the operand. The operand's phrase (the question's
     own words for it, and the finance vocabulary's first term for a concept the question names
     only through a metric) is scored against the label by ``LabelMatcher``, a sentence embedder
-    that takes no part in choosing rows. The score must reach ``label_threshold``, and no other
-    row printed on the page may score more than ``label_margin`` above it: the neighbouring row
-    is caught even when the chooser preferred it;
+    that takes no part in choosing rows by their labels. The score must reach
+    ``label_threshold``, and no other row printed on the page may score more than
+    ``label_margin`` above it: the neighbouring row is caught even when the chooser preferred
+    it. An operand the question describes in its own words ("everything the company owned") is
+    also scored against the plain-English meanings of the concept the vocabulary reads each
+    row as (``fingap.answers.glossary``). That is the score the resolver read such a phrase
+    by, so for it (a) adds only the page check: no row printed beside it, judged by its label
+    or its meaning, may lead by ``label_margin``; (b)-(g) stay independent;
 (b) **period**: its column's header states the duration the question asks (a six-month column
     for a six-month question; no quarter column for a year); a balance is read from a column
     with no duration, a flow from a column with one; where the question dates its period, the
@@ -43,6 +48,8 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ..ingestion.documents import company_name_keys
 from .expression_checks import average_reason, dimension_reason, weight_reason, years_reason
 from .fact_store import FactStore
@@ -57,11 +64,12 @@ from .gate import (
     page_items,
     row_hits,
 )
+from .glossary import Glossary, GlossParams
 from .label_match import LabelMatcher
 from .labels import Vocabulary, normalise_label, normalise_phrase
 from .periods import strip_period_phrases
 from .question import AVERAGED, LABEL_PREFIX, ParsedQuestion, asked_phrase, definitions
-from .resolver import content_stems, stem
+from .resolver import content_stems, gloss_phrase, stem
 
 _PERIOD_WORDS = set(
     "fy fiscal calendar year years yearly annual annually annualize annualized annualise "
@@ -177,6 +185,10 @@ class GateParams:
     matcher: str = "minilm"
     label_threshold: float = 0.7
     label_margin: float = 0.1
+    # a row the vocabulary reads as a concept is also judged by the concept's plain-English
+    # meanings (``fingap.answers.glossary``) for an operand the question describes in its own
+    # words; None: by its label alone
+    gloss: GlossParams | None = field(default_factory=GlossParams)
 
 
 @dataclass
@@ -444,6 +456,8 @@ class MeaningGate:
         self.store, self.page_texts, self.vocab = store, page_texts, vocab
         self.params = params or GateParams()
         self.matcher = LabelMatcher(self.params.matcher)
+        self.glossary = Glossary(vocab, self.matcher, params=self.params.gloss) \
+            if self.params.gloss else None
         self._corpus_docs: list[str] | None = None
         self._label_stems: frozenset[str] | None = None
         self.companies = store.companies()  # each document's company as the corpus names it
@@ -503,8 +517,20 @@ class MeaningGate:
             return " ".join(w for i, w in enumerate(words) if i not in skip) or \
                 normalise_phrase(phrase)
 
-        scores = self.matcher.scores([plain_phrase(x) for x in self.phrases(concept, pq)],
-                                     [plain(x) for x in (inp["label"], *labels)])
+        phrases = [plain_phrase(x) for x in self.phrases(concept, pq)]
+        scores = self.matcher.scores(phrases, [plain(x) for x in (inp["label"], *labels)])
+        if self.glossary is not None and concept.startswith(LABEL_PREFIX):
+            # a described line item ("everything it owned"): a row is also judged as what its
+            # concept means; only for the question's own words, since a concept operand's
+            # phrases hold the vocabulary's terms, which the glossary holds too
+            concept_of = {f["label"]: f["concept"] for f in page if f["concept"]}
+            concept_of[inp["label"]] = next((f["concept"] for f in page if f["label_norm"]
+                                             == cited and f["concept"]), None)
+            meant = [max((self.glossary.concept_score(gloss_phrase(p), concept_of[x])
+                           for p in phrases),
+                         default=0.0) if concept_of.get(x) else 0.0
+                     for x in (inp["label"], *labels)]
+            scores = np.maximum(scores, np.array(meant))
         lead = float(scores[1:].max() - scores[0]) if len(scores) > 1 else -1.0
         return float(scores[0]), lead
 

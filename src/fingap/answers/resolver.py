@@ -75,17 +75,28 @@ class ResolverParams:
 
 # (phrase, labels) -> one cosine per label
 Similarity = Callable[[str, list[str]], Sequence[float]]
+# phrase -> (concept, score) it describes, or None (``fingap.answers.glossary.Glossary.read``)
+GlossReader = Callable[[str], "tuple[str, float] | None"]
+
+
+def gloss_phrase(phrase: str, skip_words: set[str] = frozenset()) -> str:
+    """The words of an operand's phrase that can describe a line item: no function words,
+    company name, numbers or words of how the question asks."""
+    return " ".join(w for w in normalise_phrase(phrase).split()
+                    if w not in _STOP and w not in skip_words and not _DIGITS.search(w))
 
 
 def resolve_rows(phrase: str, concept: str | None, facts: list[dict],
                  params: ResolverParams = ResolverParams(),
                  skip_words: set[str] = frozenset(),
-                 similarity: Similarity | None = None) -> list[dict]:
+                 similarity: Similarity | None = None,
+                 gloss: GlossReader | None = None) -> list[dict]:
     """The candidate facts for an operand, each with ``resolver_overlap`` (and
     ``resolver_prior``). With the prior on and rows the vocabulary reads as ``concept``: all of
     those (the agent orders them by period and statement, the question's words breaking ties).
     Otherwise the facts of the labels with the highest lexical overlap with ``phrase``, if it
-    reaches ``min_overlap``; [] when no label qualifies."""
+    reaches ``min_overlap``; else, with ``gloss``, the facts the vocabulary reads as the concept
+    the phrase describes (``resolver_gloss``); [] when nothing qualifies."""
     want = content_stems(normalise_phrase(phrase), skip_words)
     overlap: dict[str, float] = {}
     for f in facts:
@@ -112,7 +123,15 @@ def resolve_rows(phrase: str, concept: str | None, facts: list[dict],
                 score[label] = max(score[label], float(cos))
     best = max(score.values(), default=0.0)
     if best <= 0.0:
-        return []
+        # the glossary is the vocabulary's knowledge too: off with the prior
+        read = gloss(gloss_phrase(phrase, skip_words)) \
+            if gloss and concept is None and params.vocabulary_prior else None
+        if read is None:
+            return []
+        return [f | {"resolver_prior": False, "resolver_gloss": read[0],
+                     "resolver_overlap": round(overlap.get(f["label_norm"], 0.0), 4),
+                     "resolver_score": read[1]}
+                for f in facts if f["concept"] == read[0]]
     return [f | {"resolver_prior": False, "resolver_overlap": round(overlap[f["label_norm"]], 4),
                  "resolver_score": round(best, 4)}
             for f in facts if score[f["label_norm"]] == best]

@@ -22,6 +22,7 @@ from pathlib import Path
 from ..answers.agent import GATE_MODES, Agent, AnswerRecord
 from ..answers.fact_store import FactStore
 from ..answers.gate import value_on_page
+from ..answers.glossary import GlossParams
 from ..answers.labels import Vocabulary
 from ..answers.meaning import GateParams
 from ..answers.resolver import ResolverParams
@@ -84,8 +85,14 @@ def gate_params(params: dict) -> GateParams:
     matcher = params.get("gate_matcher", GateParams.matcher)
     if not isinstance(matcher, str) or not matcher.strip():
         raise ParamError(f"answer.gate_matcher must name a sentence embedder, got {matcher!r}")
+    gloss = params.get("gloss", True)
+    if not isinstance(gloss, bool):
+        raise ParamError(f"answer.gloss must be true or false, got {gloss!r}")
     return GateParams(matcher, float(params.get("label_threshold", GateParams.label_threshold)),
-                      float(params.get("label_margin", GateParams.label_margin)))
+                      float(params.get("label_margin", GateParams.label_margin)),
+                      GlossParams(float(params.get("gloss_threshold", GlossParams.threshold)),
+                                  float(params.get("gloss_margin", GlossParams.margin)))
+                      if gloss else None)
 
 
 def llm_figures(params: dict) -> bool:

@@ -1,0 +1,104 @@
+"""Line items described rather than named: an operand's phrase read as a vocabulary concept by
+meaning.
+
+A person asks for "everything the company owned" or "what customers owe it, after allowances",
+not for "Total assets" or "Accounts receivable, net". No printed label shares those words, and
+no list of synonyms can hold every way of saying them. The glossary
+(``fingap/data/finance_glossary.yaml``) gives each concept of the finance vocabulary its
+plain-English meanings, written from standard accounting definitions; a phrase is scored
+against them and the concept's own vocabulary terms by a sentence embedder, and read as the
+concept whose best score reaches ``threshold`` and leads every other concept's by ``margin``.
+An ambiguous phrase ("obligations due": current or all liabilities?) reads as nothing.
+
+The line-item resolver (``fingap.answers.resolver``) takes this reading only for a phrase that
+no printed label on the candidate pages matches by its words; the meaning gate scores a row
+against its concept's meanings as well as its label, so a row the vocabulary reads as "Total
+assets" is judged as what total assets are.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from .label_match import LabelMatcher
+from .labels import Vocabulary
+
+
+@dataclass(frozen=True)
+class GlossParams:
+    threshold: float = 0.7   # the best concept's cosine must reach this
+    margin: float = 0.05     # ... and lead the next concept's by at least this
+
+
+def load_meanings(path: str | Path | None = None) -> dict[str, tuple[str, ...]]:
+    """{concept: its plain-English meanings} from the glossary file."""
+    return dict(_load(str(path) if path else None))
+
+
+@lru_cache(maxsize=4)
+def _load(path: str | None) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    text = resources.files("fingap").joinpath("data/finance_glossary.yaml").read_text(
+        encoding="utf-8") if path is None else Path(path).read_text(encoding="utf-8")
+    raw = yaml.safe_load(text) or {}
+    out = []
+    for concept, meanings in raw.items():
+        if not isinstance(meanings, list) or not all(isinstance(m, str) and m.strip()
+                                                     for m in meanings):
+            raise ValueError(f"{path or 'finance_glossary.yaml'}: {concept!r} must map to a "
+                             "list of non-empty strings")
+        out.append((concept, tuple(meanings)))
+    return tuple(out)
+
+
+class Glossary:
+    """Scores phrases against each concept's meanings and vocabulary terms."""
+
+    def __init__(self, vocab: Vocabulary, matcher: LabelMatcher,
+                 meanings: dict[str, tuple[str, ...]] | None = None,
+                 params: GlossParams = GlossParams()):
+        meanings = load_meanings() if meanings is None else meanings
+        unknown = sorted(set(meanings) - set(vocab.concepts))
+        if unknown:
+            raise ValueError(f"finance_glossary.yaml names concepts the vocabulary does not "
+                             f"have: {unknown}")
+        self.matcher, self.params = matcher, params
+        self.texts: list[str] = []
+        self.owner: list[str] = []
+        for name, concept in vocab.concepts.items():
+            for text in (*meanings.get(name, ()), *concept.terms):
+                self.texts.append(text)
+                self.owner.append(name)
+        self.concepts = list(vocab.concepts)
+
+    def scores(self, phrase: str) -> dict[str, float]:
+        """{concept: best cosine of the phrase against its meanings and terms}."""
+        sims = self.matcher.matrix([phrase], self.texts)
+        if not len(sims):
+            return {}
+        best: dict[str, float] = {}
+        for owner, sim in zip(self.owner, sims[0], strict=True):
+            best[owner] = max(best.get(owner, -1.0), float(sim))
+        return best
+
+    def concept_score(self, phrase: str, concept: str) -> float:
+        """The phrase's best cosine against one concept's meanings and terms (0 for none)."""
+        return self.scores(phrase).get(concept, 0.0) if phrase.strip() else 0.0
+
+    def read(self, phrase: str) -> tuple[str, float] | None:
+        """(concept, score) the phrase describes, or None when no concept reaches the
+        threshold or two are too close to tell apart."""
+        if not phrase.strip():
+            return None
+        ranked = sorted(self.scores(phrase).items(), key=lambda kv: -kv[1])
+        if not ranked or ranked[0][1] < self.params.threshold:
+            return None
+        second = ranked[1][1] if len(ranked) > 1 else -np.inf
+        if ranked[0][1] - second < self.params.margin:
+            return None
+        return ranked[0][0], round(ranked[0][1], 4)

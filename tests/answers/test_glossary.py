@@ -1,0 +1,124 @@
+import numpy as np
+import pytest
+
+from fingap.answers.glossary import Glossary, GlossParams, load_meanings
+from fingap.answers.labels import Vocabulary
+from fingap.answers.resolver import gloss_phrase, resolve_rows
+
+
+class FakeMatcher:
+    """Cosines from a table: (phrase, text) -> cosine, 0 otherwise."""
+
+    def __init__(self, table: dict[tuple[str, str], float]):
+        self.table = table
+
+    def matrix(self, phrases, texts):
+        return np.array([[self.table.get((p, t), 0.0) for t in texts] for p in phrases])
+
+
+def _vocab():
+    return Vocabulary.load()
+
+
+def test_every_concept_of_the_vocabulary_has_meanings_and_only_those():
+    meanings = load_meanings()
+    assert set(meanings) == set(_vocab().concepts)
+    assert all(meanings[c] for c in meanings)
+
+
+def test_a_glossary_naming_an_unknown_concept_is_refused(tmp_path):
+    bad = tmp_path / "g.yaml"
+    bad.write_text("widgets: [things a company makes]\n")
+    with pytest.raises(ValueError, match="widgets"):
+        Glossary(_vocab(), FakeMatcher({}), load_meanings(bad))
+    scalar = tmp_path / "g2.yaml"
+    scalar.write_text("revenue: sales\n")
+    with pytest.raises(ValueError, match="list of non-empty strings"):
+        load_meanings(scalar)
+
+
+def test_a_phrase_reads_as_the_concept_whose_meaning_fits_clearly_best():
+    meanings = {"total_assets": ("everything the company owns",),
+                "total_liabilities": ("everything the company owes",)}
+    table = {("everything it owned", "everything the company owns"): 0.80,
+             ("everything it owned", "everything the company owes"): 0.60,
+             ("what it has", "everything the company owns"): 0.72,
+             ("what it has", "everything the company owes"): 0.70}
+    g = Glossary(_vocab(), FakeMatcher(table), meanings, GlossParams(0.7, 0.05))
+    assert g.read("everything it owned") == ("total_assets", 0.8)
+    assert g.concept_score("everything it owned", "total_liabilities") == pytest.approx(0.6)
+    assert g.read("what it has") is None           # two concepts too close to tell apart
+    assert g.read("something else") is None       # nothing reaches the threshold
+    assert g.read("  ") is None
+    # the vocabulary's own terms count as meanings too
+    term = _vocab().concepts["total_assets"].terms[0]
+    g2 = Glossary(_vocab(), FakeMatcher({("its asset base", term): 0.9}), {})
+    assert g2.read("its asset base") == ("total_assets", 0.9)
+
+
+def test_the_resolver_reads_a_described_line_item_only_when_no_label_matches_its_words():
+    facts = [{"label_norm": "total assets", "concept": "total_assets", "page": 3},
+             {"label_norm": "total liabilities", "concept": "total_liabilities", "page": 3},
+             {"label_norm": "goodwill", "concept": None, "page": 3}]
+    seen = []
+
+    def read(phrase):
+        seen.append(phrase)
+        return ("total_assets", 0.81)
+
+    out = resolve_rows("everything acme owned", None, facts, skip_words={"acme"}, gloss=read)
+    assert seen == ["everything owned"]
+    assert [f["label_norm"] for f in out] == ["total assets"]
+    assert out[0]["resolver_gloss"] == "total_assets" and out[0]["resolver_score"] == 0.81
+    # a printed label sharing the phrase's words comes first; the glossary is not asked
+    seen.clear()
+    assert [f["label_norm"] for f in resolve_rows("goodwill", None, facts, gloss=read)] == \
+        ["goodwill"]
+    assert seen == []
+    # nothing read: not found
+    assert resolve_rows("everything owned", None, facts, gloss=lambda p: None) == []
+    # a vocabulary concept operand is never re-read by the glossary
+    assert resolve_rows("inventory", "inventory", facts, gloss=read) == []
+
+
+def test_gloss_phrase_keeps_only_describing_words():
+    assert gloss_phrase("the combined value of everything ACME owned in 2022", {"acme"}) == \
+        "combined everything owned"
+
+
+def test_the_agent_answers_a_described_line_item_and_the_gate_judges_its_meaning(
+        statement_store):
+    from fingap.answers.agent import Agent
+    from fingap.answers.meaning import GateParams
+
+    from ..conftest import DOC
+
+    store, texts = statement_store
+    question = ("How much money did ACME take in from selling its goods to customers in "
+                "FY2022, in USD millions?")
+    rec = Agent(store, texts).answer("q", question, [(DOC, 2)])
+    assert rec.path == "structured" and rec.value == 32765 and rec.verified, rec.reason
+    assert rec.inputs[0]["label"] == "Net sales"
+    assert rec.gate["labels"][rec.inputs[0]["name"]] >= 0.7
+    # without the glossary the phrase names no printed label: withheld, not guessed
+    off = Agent(store, texts, gate_params=GateParams(gloss=None)).answer("q", question,
+                                                                         [(DOC, 2)])
+    assert off.value is None and off.abstained
+
+
+def test_the_glossary_is_off_with_the_vocabulary_prior_and_its_params_are_checked():
+    from fingap.answers.resolver import ResolverParams
+    from fingap.core.params import ParamError
+    from fingap.steps.answer import gate_params
+
+    facts = [{"label_norm": "total assets", "concept": "total_assets", "page": 3}]
+    assert resolve_rows("everything owned", None, facts, ResolverParams(vocabulary_prior=False),
+                        gloss=lambda p: ("total_assets", 0.9)) == []
+    assert gate_params({}).gloss == GlossParams()
+    assert gate_params({"gloss": False}).gloss is None
+    assert gate_params({"gloss_threshold": 0.8, "gloss_margin": 0.1}).gloss == \
+        GlossParams(0.8, 0.1)
+    with pytest.raises(ParamError, match="answer.gloss"):
+        gate_params({"gloss": "yes"})
+    with pytest.raises(ParamError, match="gloss_threshold"):
+        gate_params({"gloss_threshold": 1.5})
