@@ -122,3 +122,51 @@ def test_the_glossary_is_off_with_the_vocabulary_prior_and_its_params_are_checke
         gate_params({"gloss": "yes"})
     with pytest.raises(ParamError, match="gloss_threshold"):
         gate_params({"gloss_threshold": 1.5})
+
+
+def test_maturity_words_are_read_from_phrases_and_labels():
+    from fingap.answers.labels import horizon
+    from fingap.answers.meaning import horizon_reason
+
+    assert horizon("obligations due within the next twelve months") == "short"
+    assert horizon("liabilities due within a year") == "short"
+    assert horizon("Total current liabilities") == horizon("Current portion of long-term debt")
+    assert horizon("Current portion of long-term debt") == "short"
+    assert horizon("Long-term debt, net of current portion") == "long"
+    assert horizon("debt due beyond one year") == "long"
+    assert horizon("Total noncurrent liabilities") == "long"
+    assert horizon("Total liabilities") is None
+    assert "gives no maturity" in horizon_reason("liabilities due within a year",
+                                                 "Total liabilities")
+    assert "due within a year" in horizon_reason("debt due after one year",
+                                                 "Short-term borrowings")
+    assert horizon_reason("liabilities due within a year", "Total current liabilities") is None
+    assert horizon_reason("everything it owed", "Total liabilities") is None
+
+
+def test_a_phrase_with_a_maturity_reads_only_as_a_concept_with_that_maturity():
+    meanings = {"total_liabilities": ("everything the company owes",),
+                "total_current_liabilities": ("obligations due within one year",)}
+    table = {("liabilities due within year", "everything the company owes"): 0.75,
+             ("liabilities due within year", "obligations due within one year"): 0.65}
+    g = Glossary(_vocab(), FakeMatcher(table), meanings, GlossParams(0.6, 0.05))
+    assert g.horizons["total_current_liabilities"] == "short"
+    assert g.horizons["total_liabilities"] is None
+    assert g.read("liabilities due within year") == ("total_current_liabilities", 0.65)
+
+
+def test_a_maturity_is_part_of_a_line_items_name_not_a_period():
+    from fingap.answers.periods import strip_period_phrases
+    from fingap.answers.question import parse_question
+
+    assert "within a year" in strip_period_phrases("liabilities due within a year in 2022")
+    assert "during" not in strip_period_phrases("sales during the fiscal year 2022")
+    pq = parse_question("What was ACME's aggregate of liabilities due within a year at the end "
+                        "of FY2022, in USD millions?")
+    assert list(pq.labels.values()) == ["aggregate liabilities due within year"]
+    # "short-term assets" is no "assets" (total assets): read from the labels and glossary
+    pq = parse_question("What were ACME's short-term assets in aggregate at the end of FY2022, "
+                        "in USD millions?")
+    assert "total_assets" not in pq.expression and pq.labels
+    assert parse_question("What were ACME's current assets in FY2022?").expression == \
+        "total_current_assets__fy2022"

@@ -8,7 +8,8 @@ no list of synonyms can hold every way of saying them. The glossary
 plain-English meanings, written from standard accounting definitions; a phrase is scored
 against them and the concept's own vocabulary terms by a sentence embedder, and read as the
 concept whose best score reaches ``threshold`` and leads every other concept's by ``margin``.
-An ambiguous phrase ("obligations due": current or all liabilities?) reads as nothing.
+An ambiguous phrase ("obligations due": current or all liabilities?) reads as nothing; a phrase
+that gives a maturity ("due within a year") reads only as a concept with that maturity.
 
 The line-item resolver (``fingap.answers.resolver``) takes this reading only for a phrase that
 no printed label on the candidate pages matches by its words; the meaning gate scores a row
@@ -27,12 +28,12 @@ import numpy as np
 import yaml
 
 from .label_match import LabelMatcher
-from .labels import Vocabulary
+from .labels import Vocabulary, horizon
 
 
 @dataclass(frozen=True)
 class GlossParams:
-    threshold: float = 0.7   # the best concept's cosine must reach this
+    threshold: float = 0.6   # the best concept's cosine must reach this
     margin: float = 0.05     # ... and lead the next concept's by at least this
 
 
@@ -75,6 +76,9 @@ class Glossary:
                 self.texts.append(text)
                 self.owner.append(name)
         self.concepts = list(vocab.concepts)
+        # each concept's maturity, as its first term says ("total current liabilities": short)
+        self.horizons = {name: horizon(c.terms[0] if c.terms else name.replace("_", " "))
+                         for name, c in vocab.concepts.items()}
 
     def scores(self, phrase: str) -> dict[str, float]:
         """{concept: best cosine of the phrase against its meanings and terms}."""
@@ -95,7 +99,10 @@ class Glossary:
         threshold or two are too close to tell apart."""
         if not phrase.strip():
             return None
-        ranked = sorted(self.scores(phrase).items(), key=lambda kv: -kv[1])
+        # "liabilities due within a year" can only be a line item due within a year
+        asked = horizon(phrase)
+        ranked = sorted(((c, s) for c, s in self.scores(phrase).items()
+                         if asked is None or self.horizons[c] == asked), key=lambda kv: -kv[1])
         if not ranked or ranked[0][1] < self.params.threshold:
             return None
         second = ranked[1][1] if len(ranked) > 1 else -np.inf

@@ -53,6 +53,22 @@ def normalise_phrase(text: str) -> str:
     return " ".join(_PUNCT.sub(" ", text).split())
 
 
+# a line item's maturity: due within a year (current) or after it (noncurrent); "current
+# portion of long-term debt" is due within the year
+_SHORT = re.compile(r"(?<!non )(?<!non)\bcurrent\b|\bshort\s*term\b|\bwithin\s+(?:(?:a|one|1|the|"
+                    r"next|coming)\s+)*(?:year|twelve\s+months|12\s+months)\b", re.I)
+# "Long-term debt, net of current portion": what a label nets out is no part of its maturity
+_NETTED = re.compile(r"\s+(?:net\s+of|less|excluding)\s+.*$")
+_LONG = re.compile(r"\bnon\s*current\b|\blong\s*term\b|\b(?:after|beyond)\s+(?:more\s+than\s+)?"
+                   r"(?:a|one|1)\s+year\b|\b(?:after|beyond)\s+(?:twelve|12)\s+months\b", re.I)
+
+
+def horizon(text: str) -> str | None:
+    """"short" (due within a year), "long" (after it) or None, as a phrase or label says."""
+    text = _NETTED.sub("", normalise_phrase(text))
+    return "short" if _SHORT.search(text) else "long" if _LONG.search(text) else None
+
+
 class Vocabulary:
     def __init__(self, concepts: dict[str, Concept]):
         self.concepts = concepts

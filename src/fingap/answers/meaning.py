@@ -66,7 +66,7 @@ from .gate import (
 )
 from .glossary import Glossary, GlossParams
 from .label_match import LabelMatcher
-from .labels import Vocabulary, normalise_label, normalise_phrase
+from .labels import Vocabulary, horizon, normalise_label, normalise_phrase
 from .periods import strip_period_phrases
 from .question import AVERAGED, LABEL_PREFIX, ParsedQuestion, asked_phrase, definitions
 from .resolver import content_stems, gloss_phrase, stem
@@ -178,6 +178,17 @@ def period_end_reason(question: str, columns: list[ColumnHeader]) -> str | None:
 _RESIDUAL = re.compile(r"\b(?:other|all\s+other|miscellaneous|remaining)\b", re.I)
 _SHARE = re.compile(r"\bshare\b|\bfraction\b|\bproportion\b|\bportion\b|\bas\s+an?\s+%|"
                     r"\bpercentage\s+of\b|%\s+of\b", re.I)
+
+
+def horizon_reason(phrase: str, label: str) -> str | None:
+    """Why a row does not have the maturity the question's words give its line item
+    ("obligations due within a year" read from "Total liabilities"), or None."""
+    asked = horizon(phrase)
+    if asked is None or horizon(label) == asked:
+        return None
+    said = {"short": "due within a year", "long": "due after a year"}
+    return (f"the question asks for a line item {said[asked]}; {label!r} "
+            f"{'says ' + said[horizon(label)] if horizon(label) else 'gives no maturity'}")
 
 
 @dataclass
@@ -534,6 +545,24 @@ class MeaningGate:
         lead = float(scores[1:].max() - scores[0]) if len(scores) > 1 else -1.0
         return float(scores[0]), lead
 
+    def described_as(self, concept: str, pq: ParsedQuestion, inp: dict) -> float | None:
+        """For an operand the question describes in its own words: the glossary's score when it
+        reads the phrase, unambiguously, as the concept the vocabulary reads the cited row as
+        (``fingap.answers.glossary``: its own threshold and margin); else None."""
+        if self.glossary is None or not concept.startswith(LABEL_PREFIX):
+            return None
+        cited = normalise_label(inp["label"])
+        page = self.store.query(doc=inp["doc"], pages=[(inp["doc"], inp["page"])])
+        row_concept = next((f["concept"] for f in page
+                            if f["label_norm"] == cited and f["concept"]), None)
+        if row_concept is None:
+            return None
+        words = normalise_phrase(self.phrases(concept, pq)[0]).split()
+        skip = company_positions(words, {inp["doc"]}, self.companies)
+        read = self.glossary.read(gloss_phrase(" ".join(w for i, w in enumerate(words)
+                                                        if i not in skip)))
+        return read[1] if read and read[0] == row_concept else None
+
     def closer_variant(self, question: str, inp: dict) -> str | None:
         """Another row of the same line item on the page (the vocabulary reads it as the cited
         row's concept) whose qualifiers ("attributable to ...", "from continuing operations")
@@ -564,8 +593,9 @@ class MeaningGate:
         for inp in inputs:
             concept = inp["concept"]
             score, lead = self.label_score(concept, pq, inp)
-            checks.labels[inp["name"]] = round(score, 4)
-            if score < p.label_threshold:
+            described = self.described_as(concept, pq, inp)
+            checks.labels[inp["name"]] = round(max(score, described or 0.0), 4)
+            if score < p.label_threshold and described is None:
                 checks.reasons.append(f"{inp['name']}: label {inp['label']!r} does not match "
                                       f"{self.phrases(concept, pq)[0]!r} ({score:.2f})")
             elif lead > p.label_margin:
@@ -577,6 +607,9 @@ class MeaningGate:
                 # residual line is never the line item a question names without "other"
                 checks.reasons.append(f"{inp['name']}: {inp['label']!r} is a residual line "
                                       "(other ...), which the question does not ask for")
+            elif concept in pq.labels and horizon_reason(pq.labels[concept], inp["label"]):
+                checks.reasons.append(f"{inp['name']}: " +
+                                      horizon_reason(pq.labels[concept], inp["label"]))
             variant = self.closer_variant(question, inp)
             if variant:
                 checks.reasons.append(f"{inp['name']}: the page prints {variant!r}, the variant "

@@ -37,8 +37,13 @@ _TAIL = (rf"(?:\s+(?:ended|ending|to|through|thru)\s+{_DATE})?"
 # a period phrase led by a preposition of time: "over the first half of 2023"; not a year
 # that is a possessive or part of a balance ("over the prior year's revenue", "over the
 # year-end balance"), which names a line item
+# "due within one year", "within twelve months" is a maturity (current, not long-term), part of
+# a line item's name: no period
+_MATURITY = (r"(?!within\s+(?:(?:a|one|1|the|next|coming)\s+)*"
+             r"(?:year|twelve\s+months|12\s+months)\b)")
 _LED = re.compile(
-    rf"\b(?:over|during|in|for|across|throughout|within)\s+{_DETERMINER}{_DURATION}{_TAIL}"
+    rf"\b{_MATURITY}(?:over|during|in|for|across|throughout|within)\s+{_DETERMINER}{_DURATION}"
+    rf"{_TAIL}"
     r"(?!['\u2019]s\b|[- ]end\b|\s+end\b)(?=[\s,.;:?)]|$)", re.I)
 # a period named from another: "a year earlier", "from a year before"
 _RELATIVE = re.compile(r"\b(?:from\s+|than\s+)?(?:a|one|the)\s+year\s+(?:earlier|before|ago)\b",

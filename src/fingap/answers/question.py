@@ -378,7 +378,8 @@ def _operand(phrase: str, ctx: _Context) -> tuple[str, str]:
     lib = _library_match(norm, ctx.library)
     # "income before income tax expense" names no income tax expense: a term right after
     # "before" / "excluding" qualifies another line item
-    terms = [t for t in ctx.vocab.find_terms(norm) if not _QUALIFYING.search(norm[:t[0]])]
+    terms = [t for t in ctx.vocab.find_terms(norm) if not _QUALIFYING.search(norm[:t[0]])
+             and not _HORIZON_BEFORE.search(norm[:t[0]])]
     if lib and terms:
         # a longer line-item name that overlaps the metric's words wins ("cost of sales" over
         # the "sales" of a metric); separate line items ("growth in revenue") do not
@@ -814,6 +815,9 @@ def _average_balances(expression: str, vocab: Vocabulary) -> str:
 _QUALIFIER_WORDS = r"before(?:\s+(?:provision|benefit)\s+for)?|after|excluding|ex|net\s+of"
 _QUALIFYING = re.compile(rf"\b(?:{_QUALIFIER_WORDS})\s*$")
 _QUALIFYING_ANYWHERE = re.compile(rf"\b(?:{_QUALIFIER_WORDS})\b")
+# "short-term assets" is no "assets": a maturity word right before a term that does not hold
+# it names a narrower line item, read from the printed labels and the glossary instead
+_HORIZON_BEFORE = re.compile(r"\b(?:short|long)\s+term\s*$|\b(?:non\s*)?current\s*$")
 _STOP = {"the", "a", "an", "of", "and", "for", "in", "on", "at", "to", "from", "its", "total",
          # question words name no line item ("how many times did X turn ...")
          "how", "many", "much", "what", "which", "did", "does", "do", "was", "were", "is", "are"}

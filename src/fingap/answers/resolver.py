@@ -83,7 +83,12 @@ def gloss_phrase(phrase: str, skip_words: set[str] = frozenset()) -> str:
     """The words of an operand's phrase that can describe a line item: no function words,
     company name, numbers or words of how the question asks."""
     return " ".join(w for w in normalise_phrase(phrase).split()
-                    if w not in _STOP and w not in skip_words and not _DIGITS.search(w))
+                    if (w not in _STOP or w in _HORIZON) and w not in skip_words
+                    and not _DIGITS.search(w))
+
+
+# a maturity's words say which line item ("due within a year"): kept for the glossary
+_HORIZON = {"year", "years"}
 
 
 def resolve_rows(phrase: str, concept: str | None, facts: list[dict],
