@@ -22,7 +22,8 @@ A second fresh set (``fresh2``, ``random.Random(3403)``, excluding both) measure
 again, untouched, after the first fresh measurement had been looked at; a third (``fresh3``,
 ``random.Random(3404)``, excluding all three) after the second's. The final set's bars were
 missed when it was measured (#36), so it became a development set; ``final2``
-(``random.Random(3405)``, excluding all four) is the next acceptance set, written blind.
+(``random.Random(3405)``, excluding all four) is the next acceptance set, written blind;
+``final3`` (``random.Random(3406)``, excluding all five) the one after it.
 
 How the pairs are used (by hand, checked by ``annotations/verify_questions.py``): in drawn
 order; a pair is skipped only when the document does not print what its metric needs, with the
@@ -46,7 +47,7 @@ from itertools import islice
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-SETS = {"fresh": 3401, "final": 3402, "fresh2": 3403, "fresh3": 3404, "final2": 3405}
+SETS = {"fresh": 3401, "final": 3402, "fresh2": 3403, "fresh3": 3404, "final2": 3405, "final3": 3406}
 N_10K = 30
 N_OTHER = 22
 N_OTHER_RESERVE = 12
@@ -89,7 +90,9 @@ def main(argv: list[str] | None = None) -> int:
              "fresh2": ["fresh_pairs.json", "final_pairs.json"],
              "fresh3": ["fresh_pairs.json", "final_pairs.json", "fresh2_pairs.json"],
              "final2": ["fresh_pairs.json", "final_pairs.json", "fresh2_pairs.json",
-                        "fresh3_pairs.json"]}[args.set]
+                        "fresh3_pairs.json"],
+             "final3": ["fresh_pairs.json", "final_pairs.json", "fresh2_pairs.json",
+                        "fresh3_pairs.json", "final2_pairs.json"]}[args.set]
     earlier = [HERE / f for f in EARLIER + later]
     used: set[tuple[str, str]] = set()
     for path in earlier:
