@@ -170,3 +170,13 @@ def test_a_maturity_is_part_of_a_line_items_name_not_a_period():
     assert "total_assets" not in pq.expression and pq.labels
     assert parse_question("What were ACME's current assets in FY2022?").expression == \
         "total_current_assets__fy2022"
+
+
+def test_a_ratio_asked_as_a_decimal_is_not_given_in_percent():
+    from fingap.answers.question import parse_question
+
+    pq = parse_question("What was ACME's gross margin in FY2022? Answer as a decimal (not a "
+                        "percentage), rounded to two decimal places.")
+    assert pq.unit == "ratio" and pq.expression.endswith("/ 100")
+    pq = parse_question("What was ACME's gross margin in FY2022? Round to two decimal places.")
+    assert pq.unit == "percent"

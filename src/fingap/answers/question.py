@@ -767,9 +767,15 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
     except CalcError as e:
         base.reason = f"metric not understood: {e}"
         return base
-    wants_percent = _PERCENT.search(text) is not None or "margin" in asked.lower()
+    wants_decimal = _DECIMAL_FORM.search(text) is not None
+    wants_percent = (_PERCENT.search(text) is not None or "margin" in asked.lower()) and \
+        not wants_decimal
     if unit == "ratio" and wants_percent:
         expression, unit = f"({expression}) * 100", "percent"
+    elif unit == "percent" and wants_decimal:
+        # "a margin, as a decimal (not a percentage)": the requested form wins over the
+        # metric's usual one
+        expression, unit = f"({expression}) / 100", "ratio"
     if unit == "usd" and (_RATIO_WORDS.search(asked_core) or wants_percent):
         # the question asks for a ratio, rate or change, but only a line item was recognised
         base.reason = f"asks for a ratio or change the parser could not build: {asked.strip()!r}"
@@ -792,6 +798,10 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
                           dates_named(text))
 
 
+# a ratio asked as a decimal fraction, never "two decimal places"
+_DECIMAL_FORM = re.compile(r"\bas\s+a\s+decimal\b(?!\s+places?)|"
+                           r"\bdecimal\s+(?:ratio|fraction|form)\b|"
+                           r"\bnot\s+(?:as\s+)?a\s+percent(?:age)?\b|\bnot\s+in\s+percent", re.I)
 LABEL_PREFIX = "row_"     # inputs named by a printed label rather than a vocabulary concept
 # a question that asks for an average (not of shares: "weighted average shares"), and a formula
 # that takes one (the calculator's "(...) / n")
