@@ -3,7 +3,10 @@
 Every question set is answered under Oracle-Page (its gold pages) by each variant in one
 process: the finance vocabulary's prior on (rows the vocabulary reads as the operand's concept
 first) or off (every operand resolved by its words alone), each by lexical overlap only or
-also by meaning (``--semantic MODEL``: a sentence embedder's cosine to the printed labels).
+also by meaning (``--semantic MODEL``: a sentence embedder's cosine to the printed labels);
+and the prior on without the glossary (``answer.gloss: false``: no operand read by the
+plain-English meaning of a concept, ``fingap.answers.glossary``). The glossary is the
+vocabulary's knowledge, so it is off whenever the prior is.
 With the bundled MiniLM as ``--semantic``, the semantic rows are a measurement only: the gate
 scores labels with the same model, so its label check would no longer be independent
 (``answer.resolver_matcher`` refuses the gate's matcher). The sets: the public 45
@@ -85,6 +88,8 @@ def main() -> None:
                      for k, v in list(variants.items())}
     with FactStore(ROOT / "data/facts/facts.sqlite") as store:
         agents = {k: answer_agent(texts, store, v) for k, v in variants.items()}
+        agents["prior_on_no_gloss"] = answer_agent(texts, store, variants["prior_on"],
+                                                   {"gloss": False})
         for name in args.sets:
             rows = question_set(name)
             t0 = time.perf_counter()

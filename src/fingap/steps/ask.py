@@ -94,13 +94,14 @@ class SharedLLM:
         return call
 
 
-def answer_agent(texts: dict, store: FactStore, resolver: ResolverParams | None = None
-                 ) -> Agent:
+def answer_agent(texts: dict, store: FactStore, resolver: ResolverParams | None = None,
+                 overrides: dict | None = None) -> Agent:
     """The answer agent as params.yaml ``answer`` configures it (``resolver`` overrides the
-    line-item resolver's settings, for a benchmark that compares them)."""
+    line-item resolver's settings, ``overrides`` any ``answer`` key, for a benchmark that
+    compares them)."""
     from .answer import gate_params, llm_figures, resolver_params
 
-    ap = load_params().get("answer") or {}
+    ap = (load_params().get("answer") or {}) | (overrides or {})
     return Agent(store, texts, gate=ap.get("gate", "abstain"),
                  max_follow_ups=int(ap.get("max_follow_ups", 3)), gate_params=gate_params(ap),
                  llm_figures=llm_figures(ap), resolver=resolver or resolver_params(ap))
