@@ -180,3 +180,32 @@ def test_a_ratio_asked_as_a_decimal_is_not_given_in_percent():
     assert pq.unit == "ratio" and pq.expression.endswith("/ 100")
     pq = parse_question("What was ACME's gross margin in FY2022? Round to two decimal places.")
     assert pq.unit == "percent"
+
+
+def test_a_phrase_relating_two_line_items_is_read_as_none():
+    assert gloss_phrase("short term assets exceed short term liabilities changed") == ""
+    assert gloss_phrase("long term debt including its current slice") == ""
+    assert gloss_phrase("everything it owned") == "everything owned"
+
+
+def test_a_requested_scale_in_words_is_read():
+    from fingap.answers.question import parse_question
+
+    pq = parse_question("How much cash did ACME's operations generate in FY2022? Give millions "
+                        "of US dollars.")
+    assert pq.out_scale == "millions"
+
+
+def test_money_spent_is_never_read_from_a_balance_sheet(statement_store):
+    from fingap.answers.agent import Agent
+
+    from ..conftest import DOC
+
+    store, texts = statement_store
+    # the vocabulary reads "plant and equipment" as net PP&E, a balance; "spend buying" asks
+    # for the cash flow, which this page does not print: withheld, not the balance
+    rec = Agent(store, texts).answer(
+        "q", "How much cash did ACME spend buying plant and equipment in FY2022, in USD "
+        "millions?", [(DOC, 2)])
+    assert rec.value is None and rec.abstained
+    assert "balance-sheet balance" in rec.reason, rec.reason

@@ -180,6 +180,11 @@ _SHARE = re.compile(r"\bshare\b|\bfraction\b|\bproportion\b|\bportion\b|\bas\s+a
                     r"\bpercentage\s+of\b|%\s+of\b", re.I)
 
 
+# words that make an operand a flow of cash over the period (spending, paying, buying)
+_FLOW_WORDS = re.compile(r"\b(?:spen[dt]|spending|buy(?:ing)?|bought|purchas\w*|paid|pay(?:ing)?|"
+                         r"outlays?|invested\s+in)\b", re.I)
+
+
 def horizon_reason(phrase: str, label: str) -> str | None:
     """Why a row does not have the maturity the question's words give its line item
     ("obligations due within a year" read from "Total liabilities"), or None."""
@@ -497,7 +502,8 @@ class MeaningGate:
         out = [pq.phrases[concept]] if concept in pq.phrases else []
         return out + (list(c.terms) if c and c.terms else [concept.replace("_", " ")])
 
-    def label_score(self, concept: str, pq: ParsedQuestion, inp: dict) -> tuple[float, float]:
+    def label_score(self, concept: str, pq: ParsedQuestion, inp: dict,
+                    described: float = 0.0) -> tuple[float, float]:
         """(score of the cited row, the lead of the best other line item printed on its page).
         A row's score is its label's best cosine over the operand's phrases; the lead is how
         far the best other row scores above the cited one (negative when the cited row is the
@@ -537,13 +543,21 @@ class MeaningGate:
             concept_of = {f["label"]: f["concept"] for f in page if f["concept"]}
             concept_of[inp["label"]] = next((f["concept"] for f in page if f["label_norm"]
                                              == cited and f["concept"]), None)
-            meant = [max((self.glossary.concept_score(gloss_phrase(p), concept_of[x])
-                           for p in phrases),
-                         default=0.0) if concept_of.get(x) else 0.0
-                     for x in (inp["label"], *labels)]
+            # the other rows only: the cited row passes by its meaning only when the glossary
+            # reads the phrase as its concept, clearly ahead of any other (``described_as``)
+            meant = [0.0] + [max((self.glossary.concept_score(gloss_phrase(p), concept_of[x])
+                                  for p in phrases),
+                                 default=0.0) if concept_of.get(x) else 0.0 for x in labels]
             scores = np.maximum(scores, np.array(meant))
-        lead = float(scores[1:].max() - scores[0]) if len(scores) > 1 else -1.0
+        # a row the glossary read the phrase as is led by the others from its meaning's score
+        lead = float(scores[1:].max() - max(scores[0], described)) if len(scores) > 1 else -1.0
         return float(scores[0]), lead
+
+    def own_words(self, phrase: str, inp: dict) -> str:
+        """A phrase normalised, without the company's name ("Best Buy" buys nothing)."""
+        words = normalise_phrase(phrase).split()
+        skip = company_positions(words, {inp["doc"]}, self.companies)
+        return " ".join(w for i, w in enumerate(words) if i not in skip)
 
     def described_as(self, concept: str, pq: ParsedQuestion, inp: dict) -> float | None:
         """For an operand the question describes in its own words: the glossary's score when it
@@ -557,10 +571,8 @@ class MeaningGate:
                             if f["label_norm"] == cited and f["concept"]), None)
         if row_concept is None:
             return None
-        words = normalise_phrase(self.phrases(concept, pq)[0]).split()
-        skip = company_positions(words, {inp["doc"]}, self.companies)
-        read = self.glossary.read(gloss_phrase(" ".join(w for i, w in enumerate(words)
-                                                        if i not in skip)))
+        read = self.glossary.read(gloss_phrase(self.own_words(self.phrases(concept, pq)[0],
+                                                              inp)))
         return read[1] if read and read[0] == row_concept else None
 
     def closer_variant(self, question: str, inp: dict) -> str | None:
@@ -592,8 +604,8 @@ class MeaningGate:
         read: list[ColumnHeader] = []
         for inp in inputs:
             concept = inp["concept"]
-            score, lead = self.label_score(concept, pq, inp)
             described = self.described_as(concept, pq, inp)
+            score, lead = self.label_score(concept, pq, inp, described or 0.0)
             checks.labels[inp["name"]] = round(max(score, described or 0.0), 4)
             if score < p.label_threshold and described is None:
                 checks.reasons.append(f"{inp['name']}: label {inp['label']!r} does not match "
@@ -607,6 +619,12 @@ class MeaningGate:
                 # residual line is never the line item a question names without "other"
                 checks.reasons.append(f"{inp['name']}: {inp['label']!r} is a residual line "
                                       "(other ...), which the question does not ask for")
+            elif inp.get("statement") == "balance_sheet" and \
+                    _FLOW_WORDS.search(self.own_words(self.phrases(concept, pq)[0], inp)):
+                # "cash spent buying plant and equipment" is a flow of the period, never the
+                # balance the balance sheet prints
+                checks.reasons.append(f"{inp['name']}: the question asks for money spent or "
+                                      f"paid, {inp['label']!r} is a balance-sheet balance")
             elif concept in pq.labels and horizon_reason(pq.labels[concept], inp["label"]):
                 checks.reasons.append(f"{inp['name']}: " +
                                       horizon_reason(pq.labels[concept], inp["label"]))

@@ -77,6 +77,9 @@ _OPERATORS = re.compile(r"(\s+-\s+|\s+minus\s+|\s+less\s+|\s+plus\s+|\s+divided\
 _OPERATOR_MAP = {"-": "-", "minus": "-", "less": "-", "plus": "+", "divided by": "/",
                  "over": "/", "x": "*", "times": "*", "multiplied by": "*", "/": "/", "+": "+",
                  "*": "*", "\u00d7": "*", "\u00f7": "/", "(": "(", ")": ")"}
+# "give millions of US dollars", "report it in millions of dollars"
+_SCALE_OF = re.compile(r"\b(thousands|millions|billions)\s+of\s+(?:us\s+|u\.s\.\s+)?"
+                       r"(?:dollars|usd)\b", re.I)
 
 
 # parse_question's reasons for a question that asks for no figure at all
@@ -635,7 +638,7 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
     years = fiscal_years(text)
     base = ParsedQuestion(False, statements=statements, duration=duration, years=years,
                           decimals=_decimals(text))
-    m = _SCALE.search(text)
+    m = _SCALE.search(text) or _SCALE_OF.search(text)
     if m:
         word = m.group(1).lower()
         base.out_scale = _SCALE_WORDS.get(word, word if word.endswith("s") else word + "s")

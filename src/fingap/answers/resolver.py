@@ -79,9 +79,18 @@ Similarity = Callable[[str, list[str]], Sequence[float]]
 GlossReader = Callable[[str], "tuple[str, float] | None"]
 
 
+# words that relate two line items or change one ("assets exceed liabilities", "debt including
+# its current slice"): a phrase holding one describes no single line item
+_RELATING = re.compile(r"\b(?:exceed\w*|than|minus|plus|less|net\s+of|excluding|including|"
+                       r"changed?|difference|between|versus|vs|ratio|per|over|above|below)\b")
+
+
 def gloss_phrase(phrase: str, skip_words: set[str] = frozenset()) -> str:
     """The words of an operand's phrase that can describe a line item: no function words,
-    company name, numbers or words of how the question asks."""
+    company name, numbers or words of how the question asks; "" for a phrase that relates
+    two line items or changes one (the glossary reads it as nothing)."""
+    if _RELATING.search(normalise_phrase(phrase)):
+        return ""
     return " ".join(w for w in normalise_phrase(phrase).split()
                     if (w not in _STOP or w in _HORIZON) and w not in skip_words
                     and not _DIGITS.search(w))
