@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import time
 from collections import defaultdict
+from dataclasses import asdict
 from pathlib import Path
 
 from ..answers.agent import GATE_MODES, Agent, AnswerRecord
@@ -260,7 +261,7 @@ def run_answer(params: dict, generate_params: dict, questions_path: Path, pages_
     texts = read_page_texts(pages_path)
     annotated = load_annotations(annotations_path)
     vocab = Vocabulary.load()
-    report: dict = {"params": {k: (v.__dict__ if k in ("gate_params", "resolver") else v)
+    report: dict = {"params": {k: (asdict(v) if k in ("gate_params", "resolver") else v)
                                for k, v in ap.items() if k != "runs"}, "runs": {},
                     "breakdown": {}, "vs_llm_only": {},
                     # the questions StrictAcc_numeric is computed on (one number in the gold)
