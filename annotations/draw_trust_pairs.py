@@ -48,7 +48,8 @@ from itertools import islice
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-SETS = {"fresh": 3401, "final": 3402, "fresh2": 3403, "fresh3": 3404, "final2": 3405, "final3": 3406, "final4": 3407}
+SETS = {"fresh": 3401, "final": 3402, "fresh2": 3403, "fresh3": 3404, "final2": 3405,
+        "final3": 3406, "final4": 3407}
 N_10K = 30
 N_OTHER = 22
 N_OTHER_RESERVE = 12

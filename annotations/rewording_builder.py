@@ -2,7 +2,8 @@
 each question's new wording, FinanceBench's gold answer and gold pages, and the inputs and
 formula of ``annotations/numeric_inputs.jsonl`` (the line items the gold was computed from);
 evidence is each gold page's PyMuPDF text, so the checker reads the same pages. Used by
-``make_paraphrase_set.py`` (the first rewording) and ``make_rewording_set.py`` (the second and third)."""
+``make_paraphrase_set.py`` (the first rewording) and ``make_rewording_set.py`` (the later
+ones)."""
 
 from __future__ import annotations
 
