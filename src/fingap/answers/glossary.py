@@ -75,13 +75,14 @@ class Glossary:
             for text in (*meanings.get(name, ()), *concept.terms):
                 self.texts.append(text)
                 self.owner.append(name)
-        self.concepts = list(vocab.concepts)
         # each concept's maturity, as its first term says ("total current liabilities": short)
         self.horizons = {name: horizon(c.terms[0] if c.terms else name.replace("_", " "))
                          for name, c in vocab.concepts.items()}
 
     def scores(self, phrase: str) -> dict[str, float]:
         """{concept: best cosine of the phrase against its meanings and terms}."""
+        if not phrase.strip():
+            return {}
         sims = self.matcher.matrix([phrase], self.texts)
         if not len(sims):
             return {}

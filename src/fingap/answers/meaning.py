@@ -545,9 +545,9 @@ class MeaningGate:
                                              == cited and f["concept"]), None)
             # the other rows only: the cited row passes by its meaning only when the glossary
             # reads the phrase as its concept, clearly ahead of any other (``described_as``)
-            meant = [0.0] + [max((self.glossary.concept_score(gloss_phrase(p), concept_of[x])
-                                  for p in phrases),
-                                 default=0.0) if concept_of.get(x) else 0.0 for x in labels]
+            read = [self.glossary.scores(gloss_phrase(p)) for p in phrases]  # once a phrase
+            meant = [0.0] + [max((r.get(concept_of[x], 0.0) for r in read), default=0.0)
+                             if concept_of.get(x) else 0.0 for x in labels]
             scores = np.maximum(scores, np.array(meant))
         # a row the glossary read the phrase as is led by the others from its meaning's score
         lead = float(scores[1:].max() - max(scores[0], described)) if len(scores) > 1 else -1.0
