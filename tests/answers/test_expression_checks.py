@@ -1,9 +1,14 @@
 from fingap.answers.expression_checks import (
+    arithmetic_reason,
     average_reason,
+    change_reason,
+    complement_reason,
     dimension_reason,
     weight_reason,
+    year_end_reason,
     years_reason,
 )
+from fingap.answers.labels import Vocabulary
 from fingap.answers.question import parse_question
 
 
@@ -52,3 +57,47 @@ def test_an_average_asked_needs_a_formula_that_takes_one():
     assert average_reason(q, "revenue__fy2016 / ((total_assets__fy2016 + "
                              "total_assets__fy2015) / 2)") is None
     assert average_reason("Weighted average diluted shares in FY2016?", "x__fy2016") is None
+
+
+def test_an_operation_the_question_states_is_one_the_formula_takes():
+    q = ("What were ACME's D&A charges in FY2023, taking D&A as the depreciation add-back plus "
+         "the amortization add-back? USD millions.")
+    assert "adds" in arithmetic_reason(q, "depreciation_amortization__fy2023")
+    assert arithmetic_reason(q, "depreciation__fy2023 + amortization__fy2023") is None
+    assert "subtracts" in arithmetic_reason("revenue minus cost of sales", "revenue__fy2023")
+    assert "divides" in arithmetic_reason("Divide FY2019 revenue by total assets",
+                                          "revenue__fy2019")
+    assert arithmetic_reason("revenue divided by total assets", "revenue__fy2019 / ta__fy2019") \
+        is None
+    # words in parentheses qualify a line item; "less" and "over" are left alone: English
+    # uses them for other things
+    assert arithmetic_reason("net income over the year, no less than zero", "ni__fy2019") is None
+    assert arithmetic_reason("operating cash flow (continuing plus discontinued operations)",
+                             "cfo__fy2021") is None
+
+
+def test_year_end_balances_are_not_averaged():
+    averaged = "365 * ((inventory__fy2020 + inventory__fy2019) / 2) / cogs__fy2020"
+    q = "Using balances at the end of fiscal 2020 and a 365-day year, what were days of inventory?"
+    assert "averages them" in year_end_reason(q, averaged)
+    assert year_end_reason(q, "365 * inventory__fy2020 / cogs__fy2020") is None
+    for asked in ("Use averages of the opening and closing balances of inventory.",
+                  "the average of the year-end balances of 2019 and 2020"):
+        assert year_end_reason(asked, averaged) is None, asked
+
+
+def test_the_change_in_a_line_item_is_a_difference_of_two_years():
+    vocab = Vocabulary.load()
+    q = "DPO: 365 x payables / (2020 COGS plus the change in inventory from 2019 to 2020)."
+    assert "change in inventory" in change_reason(q, "365 * ap__fy2020 / cogs__fy2020", vocab)
+    assert change_reason(q, "365 * ap__fy2020 / (cogs__fy2020 + inventory__fy2020 - "
+                            "inventory__fy2019)", vocab) is None
+    assert change_reason("the change in revenue from 2019 to 2020?",
+                         "revenue__fy2020 - revenue__fy2019", vocab) is None
+
+
+def test_what_is_kept_rather_than_paid_out_is_a_complement():
+    q = "What fraction of its profit did ACME keep rather than pay out as dividends?"
+    assert "subtracts nothing" in complement_reason(q, "dividends_paid__fy2022 / ni__fy2022")
+    assert complement_reason(q, "1 - dividends_paid__fy2022 / ni__fy2022") is None
+    assert complement_reason("What was ACME's payout ratio?", "dp__fy2022 / ni__fy2022") is None

@@ -367,3 +367,84 @@ def test_a_company_the_corpus_names_is_not_a_left_over_word(tmp_path, statement_
     write_store(tmp_path / "named.sqlite", [], vocab, companies)
     with FactStore(tmp_path / "named.sqlite") as named:
         assert named.companies() == companies
+
+
+def test_a_row_named_by_what_it_comes_before_is_not_that_item():
+    from fingap.answers.meaning import label_tail_reason
+
+    # "what it charged against earnings for taxes" shares "income taxes" with the row's tail
+    assert "measured before" in label_tail_reason("acme charge against earnings taxes income",
+                                                  "Income before income taxes")
+    # a phrase that itself says "before" names that row; a head that matches passes
+    assert label_tail_reason("earnings before taxes", "Income before income taxes") is None
+    assert label_tail_reason("pre-tax income", "Income before income taxes") is None
+    assert label_tail_reason("total debt", "Total debt") is None
+
+
+def test_a_leading_clause_that_includes_or_excludes_must_be_in_a_row_read():
+    from fingap.answers.meaning import leading_clause_reason
+
+    q = ("Including the slice that matures within twelve months, how much long-term borrowing "
+         "did ACME carry at December 31, 2022?")
+    assert "is in no row read" in leading_clause_reason(q, [{"label": "Long-term debt, net"}])
+    assert leading_clause_reason(q, [{"label": "Long-term debt, including current "
+                                                "maturities"}]) is None
+    # its operation word in the label ("net"), a clause with no inclusion, the noncontrolling
+    # interests (the variant check's) are all accounted for
+    q2 = "Net of the reserve for bad debts, how much did customers owe ACME at the end of 2022?"
+    assert leading_clause_reason(q2, [{"label": "Accounts receivable, net"}]) is None
+    assert leading_clause_reason("For FY2022, what was ACME's revenue?", [{"label": "Revenue"}]) \
+        is None
+    assert leading_clause_reason("Excluding noncontrolling interests, what was ACME's equity?",
+                                 [{"label": "Total equity"}]) is None
+
+
+def test_a_flow_asked_in_other_words_is_not_read_from_a_balance(gate):
+    q = ("By what percentage did the cash ACME generated from its day-to-day operations "
+         "increase in FY2022? USD millions.")
+    pq = parse_question(q)
+    cash = _input("cash__fy2022", "cash", "Cash and cash equivalents", 1000.0, 2)
+    pq = replace(pq, phrases={"cash": "cash acme generated"})
+    g = gate.check(q, pq, [cash], 1000.0, 1000.0)
+    assert any("spent, paid or generated" in r for r in g.reasons), g.reasons
+    # a turnover ratio's words: each dollar of an asset "generates" sales
+    ppe = _input("ppe_net__fy2022", "ppe_net", "Property and equipment, net", 1000.0, 2)
+    pq = replace(pq, phrases={"ppe_net": "net fixed assets generate"})
+    g = gate.check(q, pq, [ppe], 1000.0, 1000.0)
+    assert not any("spent, paid or generated" in r for r in g.reasons), g.reasons
+
+
+def test_words_for_one_operand_that_name_two_line_items(gate):
+    pq = parse_question("What was ACME's FY2022 operating cash flow? USD millions.")
+    pq = replace(pq, phrases={"cfo": "d and a add back listed among operating cash flows"})
+    assert gate.also_named("cfo", pq) == ["depreciation_amortization"]
+    # the operand's own line item first, or no word placing one inside the other
+    for words in ("operating cash flows", "operating cash flow d and a",
+                  "cash flow from operations and capex"):
+        assert gate.also_named("cfo", replace(pq, phrases={"cfo": words})) == [], words
+
+
+def test_the_company_named_in_a_label_is_its_shareholders_share(tmp_path):
+    # a page that prints the company's own shareholders' equity beside the total with the
+    # noncontrolling interests: asked in so many words for the former, the total is caught
+    lines = ["ACME Corp", "Consolidated Balance Sheets", "(in millions)",
+             "December 31, 2022 December 31, 2021",
+             "Total ACME Corp stockholders' equity 4,832 6,071",
+             "Noncontrolling interests 378 4,906",
+             "Total stockholders' equity 5,210 10,977"]
+    texts = {(DOC, 0): "\n".join(lines)}
+    row = {"doc": DOC, "page": 0, "table": 0, "statement": "balance_sheet", "section": "",
+           "year": 2022, "fiscal_year": 2022, "duration": None, "period_end": None,
+           "end_date": None, "column": 0, "n_columns": 2, "percent": False, "scale": "millions"}
+    facts = [row | {"label": "Total ACME Corp stockholders' equity", "value": 4832.0,
+                    "printed": "4,832"},
+             row | {"label": "Total stockholders' equity", "value": 5210.0, "printed": "5,210"}]
+    write_store(tmp_path / "f.sqlite", facts, Vocabulary.load(), companies={DOC: "ACME Corp"})
+    store = FactStore(tmp_path / "f.sqlite")
+    g = MeaningGate(store, texts, Vocabulary.load(), GateParams("minilm", 0.7, 0.1))
+    total = _input("total_equity__fy2022", "total_equity", "Total stockholders' equity",
+                   5210.0, 0)
+    asked = ("What was the equity belonging to ACME's shareholders (leaving out noncontrolling "
+             "interests) at December 31, 2022?")
+    assert g.closer_variant(asked, total) == "Total ACME Corp stockholders' equity"
+    assert g.closer_variant("What was ACME's total equity at December 31, 2022?", total) is None

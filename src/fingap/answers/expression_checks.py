@@ -9,11 +9,18 @@ built add like to like, count each line item once, and read every period the que
   ("A - B" or "(A + B) / 2", never "A - B - B"): a definition applied twice counts an item twice.
 - ``period_reason``: every year the question names is read by some input ("over fiscal 2017
   through 2019" answered from 2019 alone is another question).
+- ``arithmetic_reason``: an operation the question states in words ("A plus B", "divided by")
+  is one the formula takes: a definition the parse did not read ("taking D&A as the
+  depreciation add-back plus the amortization add-back") is not answered by one line item.
+- ``year_end_reason``: balances the question takes at a year's end are not averaged.
+- ``change_reason``: "the change in inventory" is a difference of two years' inventory.
+- ``complement_reason``: what is kept "rather than" paid out is what is left after it.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from collections import Counter
 
 from .calculator import parse_expression
@@ -139,4 +146,91 @@ def average_reason(question: str, expression: str) -> str | None:
     over two balances (the calculator's ``(...) / n``)."""
     if AVERAGE_ASKED.search(question) and not AVERAGED.search(expression):
         return "the question asks for an average, which the formula does not take"
+    return None
+
+
+# arithmetic stated in words; "less" and "over" are left out, since English uses them for
+# other things ("less than", "over the year")
+_STATED_OPERATIONS = {
+    ast.Add: ("adds", re.compile(r"\bplus\b|\badded\s+to\b|\bthe\s+sum\s+of\b|\s\+\s", re.I)),
+    ast.Sub: ("subtracts", re.compile(r"\bminus\b|\bsubtract(?:s|ed|ing)?\b|"
+                                      r"\bdeduct(?:s|ed|ing)?\b", re.I)),
+    ast.Div: ("divides", re.compile(r"\bdivided\s+by\b|\bdivid(?:e|ing)\b.{1,80}?\bby\b|\s/\s",
+                                    re.I | re.S)),
+}
+
+
+def arithmetic_reason(question: str, expression: str) -> str | None:
+    """An operation the question states in words that the formula never takes, or None."""
+    ops = {type(node.op) for node in ast.walk(parse_expression(expression))
+           if isinstance(node, ast.BinOp)}
+    # words in parentheses qualify a line item ("operating cash flow (continuing plus
+    # discontinued operations)") rather than build the formula
+    question = re.sub(r"\([^()]*\)", " ", question)
+    for op, (verb, pattern) in _STATED_OPERATIONS.items():
+        m = pattern.search(question)
+        if m and op not in ops:
+            return f"the question {verb} ({m.group(0).strip()!r}); the formula does not"
+    return None
+
+
+_YEAR_END_BALANCES = re.compile(
+    r"\bbalances?\s+(?:at|as\s+of)\s+(?:the\s+)?(?:fiscal\s+)?(?:year[- ]?end|end\s+of)\b|"
+    r"\b(?:year[- ]?end|ending|closing|end[- ]of[- ](?:the[- ])?(?:fiscal[- ])?year)\s+"
+    r"balances?\b", re.I)
+
+
+# "averages of the opening and closing balances" takes two
+_TWO_BALANCES = re.compile(r"\baverages\b|\bopening\b|\bbeginning\b|\bstart\b", re.I)
+
+
+def year_end_reason(question: str, expression: str) -> str | None:
+    """Balances the question takes at a year's end ("using balances at the end of fiscal 2020")
+    are read as printed, not averaged with the year before."""
+    if _YEAR_END_BALANCES.search(question) and not AVERAGE_ASKED.search(question) and \
+            not _TWO_BALANCES.search(question) and AVERAGED.search(expression):
+        return "the question takes year-end balances, the formula averages them"
+    return None
+
+
+_CHANGE_IN = re.compile(r"\bchange\s+in\s+(?:the\s+)?(?:its\s+)?(?P<item>[a-z][a-z &'-]{2,40}?)"
+                        r"(?=\s+(?:from|between|over|during|in|for|at|balances?)\b|[,.;)?]|$)",
+                        re.I)
+
+
+def _differenced(node: ast.expr, concept: str) -> bool:
+    """Whether a subtraction in the tree takes two years of ``concept`` apart."""
+    for n in ast.walk(node):
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub):
+            left = {x.id for x in ast.walk(n.left) if isinstance(x, ast.Name)}
+            right = {x.id for x in ast.walk(n.right) if isinstance(x, ast.Name)}
+            if any(x.startswith(concept + "__") for x in left) and \
+                    any(x.startswith(concept + "__") for x in right):
+                return True
+    return False
+
+
+def change_reason(question: str, expression: str, vocab) -> str | None:
+    """"The change in inventory" the question uses is a difference of two years' inventory in
+    the formula (``vocab``: the finance vocabulary, which reads the item as a concept)."""
+    tree = parse_expression(expression)
+    for m in _CHANGE_IN.finditer(question):
+        for _, _, concept in vocab.find_terms(m["item"]):
+            if not _differenced(tree, concept):
+                return f"the question takes the change in {m['item'].strip()}, which the " \
+                    "formula does not"
+    return None
+
+
+_RATHER_THAN = re.compile(r"\brather\s+than\b|\binstead\s+of\b", re.I)
+
+
+def complement_reason(question: str, expression: str) -> str | None:
+    """What a company keeps "rather than" pays out is what is left after it: the formula
+    takes something away."""
+    if _RATHER_THAN.search(question) and not any(
+            isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub)
+            for n in ast.walk(parse_expression(expression))):
+        return "the question asks for what is left rather than paid out; the formula " \
+            "subtracts nothing"
     return None

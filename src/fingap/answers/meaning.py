@@ -36,7 +36,15 @@ And the question as a whole:
 (f) **shape**: a question that asks for a percentage, a ratio or days does not get an amount,
     and one that asks for an amount in dollars does not get a ratio;
 (g) **plausibility**: the result lies inside the bounds of its metric shape (``bounds`` in
-    ``formulas.yaml``; a share of a total between 0 and 100% when its parts are non-negative).
+    ``formulas.yaml``; a share of a total between 0 and 100% when its parts are non-negative);
+(h) **structure**: what the question says of the formula's structure is in the formula
+    (``fingap.answers.expression_checks``): an operation it states in words ("A plus B"), the
+    change in a line item, year-end balances not averaged, a complement ("kept rather than paid
+    out"); an including/excluding clause before its wh-word is in a row read; the words for one
+    operand do not name another line item placed inside it ("the D&A add-back listed among
+    operating cash flows"); a row found by its label is not named by what it comes before
+    ("Income before income taxes" for the tax charge); asked in so many words for the
+    company's own shareholders' share, the row with the company's name beside the total is it.
 
 The answer's ``confidence`` is the lowest label score of its inputs when everything passes,
 and 0 otherwise.
@@ -51,7 +59,16 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..ingestion.documents import company_name_keys
-from .expression_checks import average_reason, dimension_reason, weight_reason, years_reason
+from .expression_checks import (
+    arithmetic_reason,
+    average_reason,
+    change_reason,
+    complement_reason,
+    dimension_reason,
+    weight_reason,
+    year_end_reason,
+    years_reason,
+)
 from .fact_store import FactStore
 from .formulas import load_library
 from .gate import (
@@ -180,9 +197,67 @@ _SHARE = re.compile(r"\bshare\b|\bfraction\b|\bproportion\b|\bportion\b|\bas\s+a
                     r"\bpercentage\s+of\b|%\s+of\b", re.I)
 
 
-# words that make an operand a flow of cash over the period (spending, paying, buying)
+# words that make an operand a flow of cash over the period (spending, paying, buying,
+# generating): never a balance read at an instant
 _FLOW_WORDS = re.compile(r"\b(?:spen[dt]|spending|buy(?:ing)?|bought|purchas\w*|paid|pay(?:ing)?|"
                          r"outlays?|invested\s+in)\b", re.I)
+# ... and cash that operations generate (a balance of other assets "generates" sales in a
+# turnover ratio's words, so these are read only of cash)
+_CASH_GENERATED = re.compile(r"\bcash\b.*\b(?:generat(?:e|es|ed|ing)|brought\s+in|"
+                             r"produc(?:e|es|ed)|throw(?:s|n)?\s+off|threw\s+off)\b", re.I)
+# a label's words after these name what the row is measured before, after or without, not the
+# row: "Income before income taxes" is income, not income taxes
+_LABEL_TAIL = re.compile(r"\b(?:before|after|excluding|net\s+of)\b", re.I)
+# a figure the question asks explicitly for the company's own shareholders' share of
+_PARENT_ASKED = re.compile(
+    r"\b(?:leaving\s+out|leave\s+out|excluding|excludes?|without|net\s+of|other\s+than)\s+(?:the\s+)?"
+    r"(?:stakes?\s+\w+\s+(?:by\s+)?)?(?:non-?\s?controlling|minority)|"
+    r"\b(?:belonging|belongs|attributable)\s+to\s+(?:[\w.&'\u2019-]+\s+){0,4}?(?:own\s+)?"
+    r"(?:share|stock)holders\b", re.I)
+# a clause before the question's wh-word that includes or excludes something ("Including the
+# slice that matures within twelve months, how much ...")
+_LEADING_CLAUSE = re.compile(r"^(?P<lead>[^?]{3,160}?),\s+(?:how|what|by\s+how|by\s+what|which)\b",
+                             re.I)
+_INCLUDE_EXCLUDE = re.compile(r"\b(?:includ\w*|exclud\w*|leav\w+\s+out|except\w*|apart\s+from|"
+                              r"aside\s+from|other\s+than|net\s+of|together\s+with)\b", re.I)
+_NCI = re.compile(r"non-?\s?controlling|minority", re.I)
+# words that place one line item inside another's figure
+_PLACED_IN = re.compile(r"\b(?:among|within|inside|listed|shown|included|reported|part)\b")
+
+
+def label_tail_reason(phrase: str, label: str) -> str | None:
+    """A row found by its label whose words the phrase shares sit mostly after "before",
+    "after", "excluding" or "net of" in the label: the row is what comes before them ("what
+    it charged for taxes" is not "Income before income taxes")."""
+    m = _LABEL_TAIL.search(label)
+    if not m or _LABEL_TAIL.search(phrase):     # "earnings before taxes" names it so
+        return None
+    asked = content_stems(normalise_phrase(phrase))
+    head = content_stems(normalise_label(label[:m.start()]))
+    tail = content_stems(normalise_label(label[m.end():]))
+    if len(asked & tail) > len(asked & head):
+        return f"{label!r} is {label[:m.start()].strip()!r}, measured {m.group(0).lower()} " \
+            f"what the question names"
+    return None
+
+
+def leading_clause_reason(question: str, inputs: list[dict]) -> str | None:
+    """A clause before the question's wh-word that includes or excludes something changes the
+    figure; it is accounted for only by the label of a row read (its operation word or one of
+    its content words: "Net of the reserve for bad debts" by "Accounts receivable, net"), or
+    by the variant check when it names the noncontrolling interests."""
+    m = _LEADING_CLAUSE.match(question.strip())
+    if not m or not _INCLUDE_EXCLUDE.search(m["lead"]) or _NCI.search(m["lead"]):
+        return None
+    lead = m["lead"]
+    op = normalise_phrase(_INCLUDE_EXCLUDE.search(lead).group(0)).split()[0]
+    words = content_stems(normalise_phrase(_INCLUDE_EXCLUDE.sub(" ", lead))) - \
+        {stem(w) for w in _PERIOD_WORDS}
+    for inp in inputs:
+        label = normalise_label(inp["label"])
+        if op in label.split() or words & content_stems(label):
+            return None
+    return f"the question's clause {lead.strip()!r} is in no row read"
 
 
 def horizon_reason(phrase: str, label: str) -> str | None:
@@ -559,6 +634,22 @@ class MeaningGate:
         skip = company_positions(words, {inp["doc"]}, self.companies)
         return " ".join(w for i, w in enumerate(words) if i not in skip)
 
+    def without_name(self, label: str, inp: dict) -> str:
+        """A label normalised without the company's name and the capitalised words that go on
+        with it ("Total MGM Resorts International stockholders' equity" for "MGM Resorts":
+        "total stockholders equity")."""
+        tokens = [(t, normalise_phrase(t)) for t in label.split()]
+        tokens = [(t, w) for t, w in tokens if w]
+        words = [w for _, w in tokens]
+        skip = company_positions(words, {inp["doc"]}, self.companies)
+        for i in sorted(skip):
+            j = i + 1
+            while j < len(tokens) and j - i <= 2 and j not in skip and \
+                    tokens[j][0][:1].isupper():
+                skip = skip | {j}
+                j += 1
+        return " ".join(w for i, w in enumerate(words) if i not in skip)
+
     def described_as(self, concept: str, pq: ParsedQuestion, inp: dict) -> float | None:
         """For an operand the question describes in its own words: the glossary's score when it
         reads the phrase, unambiguously, as the concept the vocabulary reads the cited row as
@@ -575,6 +666,22 @@ class MeaningGate:
                                                               inp)))
         return read[1] if read and read[0] == row_concept else None
 
+    def also_named(self, concept: str, pq: ParsedQuestion) -> list[str]:
+        """The concepts the question's words for a concept operand name first, before a word
+        that places them in the operand's own line item ("the D&A add-back *listed among*
+        operating cash flows" names D&A, read as operating cash flow), or []."""
+        if concept.startswith(LABEL_PREFIX) or concept not in pq.phrases or \
+                concept not in self.vocab.concepts:
+            return []
+        phrase = normalise_phrase(pq.phrases[concept])
+        own = [m.start() for t in self.vocab.concepts[concept].terms for m in re.finditer(
+            rf"(?<![a-z0-9]){re.escape(normalise_phrase(t))}s?(?![a-z0-9])", phrase)]
+        if not own:
+            return []
+        first = min(own)
+        return sorted({c for a, b, c in self.vocab.find_terms(phrase[:first])
+                       if c != concept and _PLACED_IN.search(phrase[b:first])})
+
     def closer_variant(self, question: str, inp: dict) -> str | None:
         """Another row of the same line item on the page (the vocabulary reads it as the cited
         row's concept) whose qualifiers ("attributable to ...", "from continuing operations")
@@ -583,11 +690,25 @@ class MeaningGate:
         cited = normalise_label(inp["label"])
         own = {f["concept"] for f in page if f["label_norm"] == cited and f["concept"]}
         asked = qualifiers_asked(question)
-        distance = len(qualifiers_of(inp["label"]) ^ asked)
+        # asked in so many words for the company's own shareholders' share, a row that is the
+        # cited one with the company's name in it ("Total MGM Resorts International
+        # stockholders' equity" beside "Total stockholders' equity") is that share
+        named_parent = bool(_PARENT_ASKED.search(question))
+        plain_cited = self.without_name(inp["label"], inp)
+
+        def qualifiers(label: str) -> set[str]:
+            out = qualifiers_of(label)
+            if named_parent and self.without_name(label, inp) != normalise_phrase(label):
+                out.add("parent")
+            return out
+
+        distance = len(qualifiers(inp["label"]) ^ asked)
         for f in page:
-            if f["concept"] in own and f["label_norm"] != cited and \
+            same_item = f["concept"] in own or \
+                (named_parent and self.without_name(f["label"], inp) == plain_cited)
+            if same_item and f["label_norm"] != cited and \
                     f["year"] == inp["year"] and f["value"] != inp["value"] and \
-                    len(qualifiers_of(f["label"]) ^ asked) < distance:
+                    len(qualifiers(f["label"]) ^ asked) < distance:
                 return f["label"]
         return None
 
@@ -619,15 +740,26 @@ class MeaningGate:
                 # residual line is never the line item a question names without "other"
                 checks.reasons.append(f"{inp['name']}: {inp['label']!r} is a residual line "
                                       "(other ...), which the question does not ask for")
-            elif inp.get("statement") == "balance_sheet" and \
-                    _FLOW_WORDS.search(self.own_words(self.phrases(concept, pq)[0], inp)):
-                # "cash spent buying plant and equipment" is a flow of the period, never the
-                # balance the balance sheet prints
-                checks.reasons.append(f"{inp['name']}: the question asks for money spent or "
-                                      f"paid, {inp['label']!r} is a balance-sheet balance")
+            elif (inp.get("statement") == "balance_sheet" or
+                  _stock(concept, self.vocab, inp.get("statement") or "")) and \
+                    (_FLOW_WORDS.search(self.own_words(self.phrases(concept, pq)[0], inp)) or
+                     _CASH_GENERATED.search(self.own_words(self.phrases(concept, pq)[0], inp))):
+                # "cash spent buying plant and equipment", "the cash its operations generated"
+                # are flows of the period, never a balance read at an instant
+                checks.reasons.append(f"{inp['name']}: the question asks for money spent, paid "
+                                      f"or generated, {inp['label']!r} is a balance")
             elif concept in pq.labels and horizon_reason(pq.labels[concept], inp["label"]):
                 checks.reasons.append(f"{inp['name']}: " +
                                       horizon_reason(pq.labels[concept], inp["label"]))
+            elif concept in pq.labels and label_tail_reason(pq.labels[concept], inp["label"]):
+                checks.reasons.append(f"{inp['name']}: " +
+                                      label_tail_reason(pq.labels[concept], inp["label"]))
+            elif self.also_named(concept, pq):
+                # "the D&A add-back listed among operating cash flows": the words read as one
+                # line item also name another, and which one is meant is left to word order
+                checks.reasons.append(f"{inp['name']}: the question's words for it "
+                                      f"({pq.phrases[concept]!r}) also name "
+                                      f"{'/'.join(self.also_named(concept, pq))}")
             variant = self.closer_variant(question, inp)
             if variant:
                 checks.reasons.append(f"{inp['name']}: the page prints {variant!r}, the variant "
@@ -663,7 +795,8 @@ class MeaningGate:
                 reason = store_period_reason(inp, columns[found.index(None)][0])
                 if reason:
                     checks.reasons.append(f"{inp['name']}: {reason}")
-        for reason in (period_end_reason(question, read), store_end_reason(inputs, pq)):
+        for reason in (period_end_reason(question, read), store_end_reason(inputs, pq),
+                       leading_clause_reason(question, inputs)):
             if reason:
                 checks.reasons.append(reason)
         docs = {inp["doc"] for inp in inputs}
@@ -682,6 +815,10 @@ class MeaningGate:
                        dimension_reason(pq.expression, pq.unit, per_share),
                        weight_reason(pq.expression), years_reason(question, pq, inputs),
                        average_reason(question, pq.expression),
+                       arithmetic_reason(question, pq.expression),
+                       year_end_reason(question, pq.expression),
+                       change_reason(question, pq.expression, self.vocab),
+                       complement_reason(question, pq.expression),
                        plausibility_reason(pq, question, value, inputs)):
             if reason:
                 checks.reasons.append(reason)
