@@ -23,8 +23,9 @@ again, untouched, after the first fresh measurement had been looked at; a third 
 ``random.Random(3404)``, excluding all three) after the second's. The final set's bars were
 missed when it was measured (#36), so it became a development set; ``final2``
 (``random.Random(3405)``, excluding all four) is the next acceptance set, written blind;
-``final3`` (``random.Random(3406)``, excluding all five) the one after it, and ``final4``
-(``random.Random(3407)``, excluding all six) the next.
+``final3`` (``random.Random(3406)``, excluding all five) the one after it, ``final4``
+(``random.Random(3407)``, excluding all six) the next, and ``final5`` (``random.Random(3408)``,
+excluding all seven) the one after that.
 
 How the pairs are used (by hand, checked by ``annotations/verify_questions.py``): in drawn
 order; a pair is skipped only when the document does not print what its metric needs, with the
@@ -49,7 +50,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 SETS = {"fresh": 3401, "final": 3402, "fresh2": 3403, "fresh3": 3404, "final2": 3405,
-        "final3": 3406, "final4": 3407}
+        "final3": 3406, "final4": 3407, "final5": 3408}
 N_10K = 30
 N_OTHER = 22
 N_OTHER_RESERVE = 12
@@ -96,7 +97,10 @@ def main(argv: list[str] | None = None) -> int:
              "final3": ["fresh_pairs.json", "final_pairs.json", "fresh2_pairs.json",
                         "fresh3_pairs.json", "final2_pairs.json"],
              "final4": ["fresh_pairs.json", "final_pairs.json", "fresh2_pairs.json",
-                        "fresh3_pairs.json", "final2_pairs.json", "final3_pairs.json"]}[args.set]
+                        "fresh3_pairs.json", "final2_pairs.json", "final3_pairs.json"],
+             "final5": ["fresh_pairs.json", "final_pairs.json", "fresh2_pairs.json",
+                        "fresh3_pairs.json", "final2_pairs.json", "final3_pairs.json",
+                        "final4_pairs.json"]}[args.set]
     earlier = [HERE / f for f in EARLIER + later]
     used: set[tuple[str, str]] = set()
     for path in earlier:
