@@ -1,3 +1,5 @@
+import ast
+
 from fingap.answers.expression_checks import (
     arithmetic_reason,
     average_reason,
@@ -74,6 +76,13 @@ def test_an_operation_the_question_states_is_one_the_formula_takes():
     assert arithmetic_reason("net income over the year, no less than zero", "ni__fy2019") is None
     assert arithmetic_reason("operating cash flow (continuing plus discontinued operations)",
                              "cfo__fy2021") is None
+    # "add X to Y ... that sum" adds
+    q2 = "Add the D&A charge to operating profit and express that sum as a share of revenue."
+    assert "adds" in arithmetic_reason(q2, "da__fy2015 / revenue__fy2015")
+    # a definition that restates a total the page prints as that difference
+    q3 = "Taking everything ACME owned and subtracting everything it owed, what was left?"
+    assert arithmetic_reason(q3, "equity__fy2022", printed=lambda op: op is ast.Sub) is None
+    assert "subtracts" in arithmetic_reason(q3, "equity__fy2022", printed=lambda op: False)
 
 
 def test_year_end_balances_are_not_averaged():

@@ -1,3 +1,4 @@
+import ast
 from dataclasses import replace
 
 import pymupdf
@@ -444,7 +445,23 @@ def test_the_company_named_in_a_label_is_its_shareholders_share(tmp_path):
     g = MeaningGate(store, texts, Vocabulary.load(), GateParams("minilm", 0.7, 0.1))
     total = _input("total_equity__fy2022", "total_equity", "Total stockholders' equity",
                    5210.0, 0)
+    # stated as a difference, the total equity row is printed as one only if two line items of
+    # its page make it up
+    assert not g.printed_as(total, ast.Sub)
     asked = ("What was the equity belonging to ACME's shareholders (leaving out noncontrolling "
              "interests) at December 31, 2022?")
     assert g.closer_variant(asked, total) == "Total ACME Corp stockholders' equity"
     assert g.closer_variant("What was ACME's total equity at December 31, 2022?", total) is None
+
+
+def test_a_stated_difference_that_the_page_prints_as_a_total(gate):
+    # "sales minus the cost of sales" answered from a gross-profit row of 16,083: the page's
+    # net sales (32,765) and cost of sales (16,682) are that difference (to a unit of
+    # rounding); 16,090 is no difference or sum of two line items there, and a quotient is
+    # never read this way
+    cited = _input("gross_profit__fy2022", "gross_profit", "Gross profit", 16083.0, 2,
+                   statement="income")
+    assert gate.printed_as(cited, ast.Sub)
+    assert not gate.printed_as(cited | {"value": 16090.0}, ast.Sub)
+    assert not gate.printed_as(cited, ast.Add)
+    assert not gate.printed_as(cited, ast.Div)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 import re
 from collections import Counter
+from collections.abc import Callable
 
 from .calculator import parse_expression
 from .question import AVERAGE_ASKED, AVERAGED, ParsedQuestion, fiscal_years
@@ -152,7 +153,8 @@ def average_reason(question: str, expression: str) -> str | None:
 # arithmetic stated in words; "less" and "over" are left out, since English uses them for
 # other things ("less than", "over the year")
 _STATED_OPERATIONS = {
-    ast.Add: ("adds", re.compile(r"\bplus\b|\badded\s+to\b|\bthe\s+sum\s+of\b|\s\+\s", re.I)),
+    ast.Add: ("adds", re.compile(r"\bplus\b|\badded\s+to\b|\bsum\b|\s\+\s|"
+                                 r"\badd(?:s|ing)?\b.{1,80}?\bto\b", re.I | re.S)),
     ast.Sub: ("subtracts", re.compile(r"\bminus\b|\bsubtract(?:s|ed|ing)?\b|"
                                       r"\bdeduct(?:s|ed|ing)?\b", re.I)),
     ast.Div: ("divides", re.compile(r"\bdivided\s+by\b|\bdivid(?:e|ing)\b.{1,80}?\bby\b|\s/\s",
@@ -160,17 +162,31 @@ _STATED_OPERATIONS = {
 }
 
 
-def arithmetic_reason(question: str, expression: str) -> str | None:
-    """An operation the question states in words that the formula never takes, or None."""
+def operations_not_taken(question: str, expression: str) -> dict[type, str]:
+    """{operation: the question's words for it} of the operations the question states in words
+    that the formula never takes."""
     ops = {type(node.op) for node in ast.walk(parse_expression(expression))
            if isinstance(node, ast.BinOp)}
     # words in parentheses qualify a line item ("operating cash flow (continuing plus
     # discontinued operations)") rather than build the formula
     question = re.sub(r"\([^()]*\)", " ", question)
-    for op, (verb, pattern) in _STATED_OPERATIONS.items():
+    out = {}
+    for op, (_, pattern) in _STATED_OPERATIONS.items():
         m = pattern.search(question)
         if m and op not in ops:
-            return f"the question {verb} ({m.group(0).strip()!r}); the formula does not"
+            out[op] = " ".join(m.group(0).split())[:40]
+    return out
+
+
+def arithmetic_reason(question: str, expression: str,
+                      printed: Callable[[type], bool] | None = None) -> str | None:
+    """An operation the question states in words that the formula never takes, or None.
+    ``printed(op)``: whether the page prints that operation's result as the row read (a
+    definition that restates a printed total, "everything it owned minus everything it owed",
+    answered from the equity row, whose page prints the two totals it is the difference of)."""
+    for op, words in operations_not_taken(question, expression).items():
+        if printed is None or not printed(op):
+            return f"the question {_STATED_OPERATIONS[op][0]} ({words!r}); the formula does not"
     return None
 
 

@@ -38,7 +38,8 @@ And the question as a whole:
 (g) **plausibility**: the result lies inside the bounds of its metric shape (``bounds`` in
     ``formulas.yaml``; a share of a total between 0 and 100% when its parts are non-negative);
 (h) **structure**: what the question says of the formula's structure is in the formula
-    (``fingap.answers.expression_checks``): an operation it states in words ("A plus B"), the
+    (``fingap.answers.expression_checks``): an operation it states in words ("A plus B"; or,
+    for an answer read from one row, two line items of its page that make that row by it), the
     change in a line item, year-end balances not averaged, a complement ("kept rather than paid
     out"); an including/excluding clause before its wh-word is in a row read; the words for one
     operand do not name another line item placed inside it ("the D&A add-back listed among
@@ -52,6 +53,7 @@ and 0 otherwise.
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -666,6 +668,27 @@ class MeaningGate:
                                                               inp)))
         return read[1] if read and read[0] == row_concept else None
 
+    def printed_as(self, inp: dict, op: type) -> bool:
+        """Whether two other line items of the cited page, in the cited row's year, combine by
+        ``op`` (a sum or a difference) into the cited row's value, as a printed total is the
+        sum or difference of the totals above it. Only rows the vocabulary reads as a line item
+        or printed as a total take part: on a page of thirty numbers some pair of minor rows
+        adds up to almost anything."""
+        if op not in (ast.Add, ast.Sub):
+            return False
+        page = self.store.query(doc=inp["doc"], pages=[(inp["doc"], inp["page"])])
+        cited = normalise_label(inp["label"])
+        values = sorted({f["value"] for f in page if f["year"] == inp["year"] and
+                         f["label_norm"] != cited and not f.get("percent") and
+                         (f["concept"] or f["label_norm"].startswith("total"))})
+        target = inp["value"]
+        for i, a in enumerate(values):
+            for b in values[i + 1:] if op is ast.Add else values:
+                got = a + b if op is ast.Add else a - b
+                if abs(got - target) <= 1.0 and a != target and b != target:
+                    return True
+        return False
+
     def also_named(self, concept: str, pq: ParsedQuestion) -> list[str]:
         """The concepts the question's words for a concept operand name first, before a word
         that places them in the operand's own line item ("the D&A add-back *listed among*
@@ -815,7 +838,9 @@ class MeaningGate:
                        dimension_reason(pq.expression, pq.unit, per_share),
                        weight_reason(pq.expression), years_reason(question, pq, inputs),
                        average_reason(question, pq.expression),
-                       arithmetic_reason(question, pq.expression),
+                       arithmetic_reason(question, pq.expression,
+                                         (lambda op: self.printed_as(inputs[0], op))
+                                         if len(inputs) == 1 else None),
                        year_end_reason(question, pq.expression),
                        change_reason(question, pq.expression, self.vocab),
                        complement_reason(question, pq.expression),
