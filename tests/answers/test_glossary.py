@@ -202,10 +202,10 @@ def test_money_spent_is_never_read_from_a_balance_sheet(statement_store):
     from ..conftest import DOC
 
     store, texts = statement_store
-    # the vocabulary reads "plant and equipment" as net PP&E, a balance; "spend buying" asks
-    # for the cash flow, which this page does not print: withheld, not the balance
+    # "plant and equipment" names net PP&E, a balance; "spend buying" asks for the cash flow of
+    # buying it (``spent_as``: capex), which the follow-up finds on the cash-flow page
     rec = Agent(store, texts).answer(
         "q", "How much cash did ACME spend buying plant and equipment in FY2022, in USD "
         "millions?", [(DOC, 2)])
-    assert rec.value is None and rec.abstained
-    assert "spent, paid or generated" in rec.reason and "is a balance" in rec.reason, rec.reason
+    assert rec.value == 1577.0 and rec.formula == "capex__fy2022" and rec.verified, rec
+    assert all(inp["page"] == 1 for inp in rec.inputs), rec.inputs

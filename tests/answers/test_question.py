@@ -415,3 +415,21 @@ def test_the_day_count_ratios_by_their_analyst_names():
         "days_payable_outstanding"
     assert parse_question("What were ACME's FY2022 inventory days?").metric == \
         "days_inventory_outstanding"
+
+
+def test_money_spent_on_a_balance_is_the_flow_of_buying_it():
+    # PP&E bought is capital expenditure (``spent_as`` in the vocabulary); its balance is not
+    for q in ("How much cash did ACME spend buying plant and equipment in FY2022? USD millions.",
+              "In FY2022, how much did ACME spend on plant and equipment as a share of sales?"):
+        pq = parse_question(q)
+        assert "capex__fy2022" in pq.expression and "ppe_net" not in pq.expression, pq
+    pq = parse_question("What were ACME's net fixed assets at the end of FY2022? USD millions.")
+    assert pq.expression == "ppe_net__fy2022"
+
+
+def test_a_definition_by_pronoun_replaces_the_library_formula():
+    q = ("How many days did ACME take to pay its suppliers in FY2022? Compute it as 365 times "
+         "accounts payable divided by cost of goods sold.")
+    pq = parse_question(q)
+    assert pq.metric == "definition"
+    assert pq.expression == "365 * accounts_payable__fy2022 / cogs__fy2022"

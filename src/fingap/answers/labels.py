@@ -36,6 +36,9 @@ class Concept:
     patterns: tuple[re.Pattern, ...]
     terms: tuple[str, ...]
     magnitude: bool
+    # the cash flow that buying the balance is (``spent_as``: PP&E bought is capital
+    # expenditure): "money spent on plant and equipment" asks for that flow, not the balance
+    spent_as: str | None = None
 
 
 def normalise_label(label: str) -> str:
@@ -118,5 +121,6 @@ def _load(path: str | None) -> Vocabulary:
         concepts[name] = Concept(
             name=name, statement=spec.get("statement", "table"),
             patterns=tuple(re.compile(p) for p in spec.get("labels", [])),
-            terms=tuple(spec.get("terms", [])), magnitude=bool(spec.get("magnitude", False)))
+            terms=tuple(spec.get("terms", [])), magnitude=bool(spec.get("magnitude", False)),
+            spent_as=spec.get("spent_as"))
     return Vocabulary(concepts)

@@ -393,6 +393,8 @@ def unexplained_words(question: str, pq: ParsedQuestion, vocab: Vocabulary,
     words = asked.split()
     covered = company_positions(words, docs, companies)
     used = {c for c, _ in pq.inputs}
+    # "money spent on plant and equipment" read as capex: the balance's words name the flow
+    used |= {c.name for c in vocab.concepts.values() if c.spent_as in used}
     spans = [(a, b) for a, b, c in vocab.find_terms(asked) if c in used]
     library = load_library()
     # a library metric names what is asked; so does one the question defines itself ("ROA

@@ -179,12 +179,19 @@ _DEFINE = [
                re.I),
     re.compile(r"\bdefine\s+(?P<name>[^.?:;]{1,80}?)\s+as\s*:?\s*(?P<rhs>.+?)"
                r"(?=\.\s+[A-Z]|\.\s*$|\?|$)", re.I | re.S),
+    # "Compute it as A divided by B", "Define this as ...": the pronoun is what is asked
+    re.compile(r"\b(?:compute|calculate|define|measure|work\s+out|take|treat)\s+(?P<name>it|this|"
+               r"that)\s+as\s*:?\s*(?P<rhs>.+?)(?=\.\s+[A-Z]|\.\s*$|\?|$)", re.I | re.S),
     # "X, i.e. A divided by B" / "X: A divided by B": a right-hand side with arithmetic words
     re.compile(r"(?P<name>[A-Za-z][^.?:;]{2,80}?)\s*(?::|,?\s+i\.e\.,?|,?\s+(?:taken|measured|"
                r"computed|calculated)\s+as)\s*(?P<rhs>[^.?;:]*?"
                r"(?:divided\s+by|\s/\s|\bover\b|\bminus\b|\bplus\b|\s\+\s|\bless\b|\btimes\b)"
                r"[^.?;:]*)", re.I | re.S),
 ]
+_PRONOUNS = ("it", "this", "that")
+# money put into buying something (``Concept.spent_as``)
+_SPENT = re.compile(r"\b(?:spen[dt]|spending|buy(?:ing)?|bought|purchas\w*|outlays?|"
+                    r"invest(?:ed|ing)?\s+in|put\s+into|paid\s+for|pay(?:ing)?\s+for)\b")
 # questions that ask for something other than a figure
 _CHANGED = re.compile(r"\bchang(?:e|ed|es)\b|\bincreas(?:e|ed)\b|\bdecreas(?:e|ed)\b", re.I)
 _FALL_VERBS = {"decrease", "decline", "fall", "shrink", "drop"}
@@ -406,6 +413,10 @@ def _operand(phrase: str, ctx: _Context) -> tuple[str, str]:
     # order, covering more of it than the term found as one run ("cash")
     concept = _scattered_term(norm, ctx.vocab, len(content_stems(
         norm[longest[0]:longest[1]]))) or longest[2]
+    spent_as = ctx.vocab.concepts[concept].spent_as if concept in ctx.vocab.concepts else None
+    if spent_as and _SPENT.search(norm):
+        # "money spent on plant and equipment": the cash flow of buying it, not its balance
+        concept = spent_as
     ctx.phrases.setdefault(concept, norm)
     unit = "usd_per_share" if concept == "eps_diluted" else "usd"
     if averaged:
@@ -715,6 +726,9 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
         main_def = next((rhs for n, rhs in defs.items()
                          if len(asked_items) == 1 and not _library_match(n, library) and
                          {c for _, _, c in vocab.find_terms(n)} == asked_items), None)
+    if main_def is None:
+        # "Compute it as ...": a definition of what is asked by a pronoun
+        main_def = next((defs[n] for n in _PRONOUNS if n in defs), None)
     if main_def is None:
         # "X, A minus B": a metric named, then spelt out after a comma; the arithmetic is its
         # definition and replaces the library's formula (applied once, not combined with it)
