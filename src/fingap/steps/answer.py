@@ -46,8 +46,9 @@ log = logging.getLogger("fingap")
 # final and reword2 were written blind after a change to the answer path and measured once
 # (#36's acceptance sets), then final2 and reword3, final3 and reword4, final4 and reword5,
 # final5 and reword6; each pair became a development set once measured
-OWN_SETS = ("final5", "reword6", "final4", "reword5", "final3", "reword4", "final2", "reword3", "final", "reword2",
-            "paraphrase", "fresh", "fresh2", "fresh3", "heldout", "dev", "dev2", "dev3", "dev4")
+OWN_SETS = ("final5", "reword6", "final4", "reword5", "final3", "reword4", "final2", "reword3",
+            "final", "reword2", "paraphrase", "fresh", "fresh2", "fresh3", "heldout", "dev", "dev2",
+            "dev3", "dev4")
 
 
 def validate_answer(params: dict, generate_params: dict) -> dict:
