@@ -477,3 +477,29 @@ def test_the_balance_words_of_money_spent_are_accounted_for():
     q = "How much cash did ACME spend buying plant and equipment in FY2022? USD millions."
     pq = parse_question(q)
     assert "plant" not in unexplained_words(q, pq, vocab, {DOC})
+
+
+def test_two_operands_read_from_one_printed_row():
+    from fingap.answers.meaning import same_row_reason
+
+    da = _input("depreciation_amortization__fy2022", "depreciation_amortization",
+                "Depreciation and amortization", 1488.0, 1, statement="cash_flow")
+    again = da | {"name": "row_amortization_charges__fy2022"}
+    assert "same printed row" in same_row_reason([da, again])
+    assert same_row_reason([da, da]) is None          # one operand read once per year
+    assert same_row_reason([da, da | {"name": "x", "year": 2021, "value": 1544.0}]) is None
+
+
+def test_a_maturity_asked_of_a_line_item_printed_with_one(gate):
+    # "assets expected to turn into cash within a year" read as total assets: the page prints
+    # total current assets, so the maturity the words give is caught
+    q = "What were ACME's assets expected to turn into cash within a year at the end of FY2022?"
+    pq = replace(parse_question("What were ACME's total assets at the end of FY2022?"),
+                 phrases={"total_assets": "assets expected to turn into cash within year"})
+    total = _input("total_assets__fy2022", "total_assets", "Total assets", 14000.0, 2)
+    assert gate.prints_horizon("assets expected to turn into cash within year", total)
+    g = gate.check(q, pq, [total], 14000.0, 14000.0)
+    assert any("due within a year" in r for r in g.reasons), g.reasons
+    # receivables have no current variant on the page: they are current already
+    assert not gate.prints_horizon("receivables due within a year",
+                                   total | {"label": "Accounts receivable, net"})

@@ -43,7 +43,9 @@ And the question as a whole:
     change in a line item, year-end balances not averaged, a complement ("kept rather than paid
     out"); an including/excluding clause before its wh-word is in a row read; the words for one
     operand do not name another line item placed inside it ("the D&A add-back listed among
-    operating cash flows"); a row found by its label is not named by what it comes before
+    operating cash flows"); two operands are not one printed row; a maturity the operand's
+    words give is its row's where the page prints the line item with that maturity beside it;
+    a row found by its label is not named by what it comes before
     ("Income before income taxes" for the tax charge); asked in so many words for the
     company's own shareholders' share, the row with the company's name beside the total is it.
 
@@ -225,6 +227,19 @@ _INCLUDE_EXCLUDE = re.compile(r"\b(?:includ\w*|exclud\w*|leav\w+\s+out|except\w*
 _NCI = re.compile(r"non-?\s?controlling|minority", re.I)
 # words that place one line item inside another's figure
 _PLACED_IN = re.compile(r"\b(?:among|within|inside|listed|shown|included|reported|part)\b")
+
+
+def same_row_reason(inputs: list[dict]) -> str | None:
+    """Two operands of one formula read from the same printed row ("depreciation plus
+    amortization" answered with the "Depreciation and amortization" row twice) count it
+    twice."""
+    seen: dict[tuple, str] = {}
+    for inp in inputs:
+        key = (inp["doc"], inp["page"], normalise_label(inp["label"]), inp["year"], inp["value"])
+        if key in seen and seen[key] != inp["name"]:
+            return f"{seen[key]} and {inp['name']} are the same printed row ({inp['label']!r})"
+        seen.setdefault(key, inp["name"])
+    return None
 
 
 def label_tail_reason(phrase: str, label: str) -> str | None:
@@ -670,6 +685,16 @@ class MeaningGate:
                                                               inp)))
         return read[1] if read and read[0] == row_concept else None
 
+    def prints_horizon(self, phrase: str, inp: dict) -> bool:
+        """Whether the cited page prints the cited row's line item with the maturity the phrase
+        gives ("Total current assets" beside "Total assets"); a line item that has no such
+        variant on its page (receivables) is of that maturity already."""
+        asked = horizon(phrase)
+        cited = content_stems(normalise_label(inp["label"]))
+        page = self.store.query(doc=inp["doc"], pages=[(inp["doc"], inp["page"])])
+        return any(horizon(f["label"]) == asked and cited <= content_stems(f["label_norm"])
+                   for f in page)
+
     def printed_as(self, inp: dict, op: type) -> bool:
         """Whether two other line items of the cited page, in the cited row's year, combine by
         ``op`` (a sum or a difference) into the cited row's value, as a printed total is the
@@ -748,6 +773,7 @@ class MeaningGate:
         p = self.params
         duration = question_duration(question, pq)
         read: list[ColumnHeader] = []
+        asked_words = {**pq.phrases, **pq.labels}     # an operand's own words in the question
         for inp in inputs:
             concept = inp["concept"]
             described = self.described_as(concept, pq, inp)
@@ -773,9 +799,11 @@ class MeaningGate:
                 # are flows of the period, never a balance read at an instant
                 checks.reasons.append(f"{inp['name']}: the question asks for money spent, paid "
                                       f"or generated, {inp['label']!r} is a balance")
-            elif concept in pq.labels and horizon_reason(pq.labels[concept], inp["label"]):
+            elif asked_words.get(concept) and horizon_reason(asked_words[concept], inp["label"]) \
+                    and (concept in pq.labels or self.prints_horizon(asked_words[concept], inp)):
+                # "the assets expected to turn into cash within a year" are not total assets
                 checks.reasons.append(f"{inp['name']}: " +
-                                      horizon_reason(pq.labels[concept], inp["label"]))
+                                      horizon_reason(asked_words[concept], inp["label"]))
             elif concept in pq.labels and label_tail_reason(pq.labels[concept], inp["label"]):
                 checks.reasons.append(f"{inp['name']}: " +
                                       label_tail_reason(pq.labels[concept], inp["label"]))
@@ -821,7 +849,7 @@ class MeaningGate:
                 if reason:
                     checks.reasons.append(f"{inp['name']}: {reason}")
         for reason in (period_end_reason(question, read), store_end_reason(inputs, pq),
-                       leading_clause_reason(question, inputs)):
+                       leading_clause_reason(question, inputs), same_row_reason(inputs)):
             if reason:
                 checks.reasons.append(reason)
         docs = {inp["doc"] for inp in inputs}
