@@ -571,6 +571,7 @@ class MeaningGate:
         self._corpus_docs: list[str] | None = None
         self._label_stems: frozenset[str] | None = None
         self.companies = store.companies()  # each document's company as the corpus names it
+        self._pages: dict[tuple[str, int], list[dict]] = {}
 
     @property
     def label_stems(self) -> frozenset[str]:
@@ -586,6 +587,14 @@ class MeaningGate:
         if self._corpus_docs is None:
             self._corpus_docs = self.store.docs()
         return self._corpus_docs
+
+    def page_rows(self, inp: dict) -> list[dict]:
+        """The fact store's rows of an input's cited page, read once: every check of the
+        input (label, glossary, variant, maturity, printed totals) looks at the same page."""
+        key = (inp["doc"], inp["page"])
+        if key not in self._pages:
+            self._pages[key] = self.store.query(doc=inp["doc"], pages=[key])
+        return self._pages[key]
 
     def phrases(self, concept: str, pq: ParsedQuestion) -> list[str]:
         """The operand's phrases: the question's own words for it, and for a concept of the
@@ -605,7 +614,7 @@ class MeaningGate:
         income" beside "Net income attributable to ...") is no other line item; every other
         row is, the operand's own concept included: a neighbouring row cited for it is caught
         when the right row scores better."""
-        page = self.store.query(doc=inp["doc"], pages=[(inp["doc"], inp["page"])])
+        page = self.page_rows(inp)
         cited = normalise_label(inp["label"])
         own = {f["concept"] for f in page if f["label_norm"] == cited and f["concept"]}
         labels = sorted({f["label"] for f in page if f["label"] and f["label_norm"] != cited
@@ -676,7 +685,7 @@ class MeaningGate:
         if self.glossary is None or not concept.startswith(LABEL_PREFIX):
             return None
         cited = normalise_label(inp["label"])
-        page = self.store.query(doc=inp["doc"], pages=[(inp["doc"], inp["page"])])
+        page = self.page_rows(inp)
         row_concept = next((f["concept"] for f in page
                             if f["label_norm"] == cited and f["concept"]), None)
         if row_concept is None:
@@ -691,7 +700,7 @@ class MeaningGate:
         variant on its page (receivables) is of that maturity already."""
         asked = horizon(phrase)
         cited = content_stems(normalise_label(inp["label"]))
-        page = self.store.query(doc=inp["doc"], pages=[(inp["doc"], inp["page"])])
+        page = self.page_rows(inp)
         return any(horizon(f["label"]) == asked and cited <= content_stems(f["label_norm"])
                    for f in page)
 
@@ -703,7 +712,7 @@ class MeaningGate:
         adds up to almost anything."""
         if op not in (ast.Add, ast.Sub):
             return False
-        page = self.store.query(doc=inp["doc"], pages=[(inp["doc"], inp["page"])])
+        page = self.page_rows(inp)
         cited = normalise_label(inp["label"])
         values = sorted({f["value"] for f in page if f["year"] == inp["year"] and
                          f["label_norm"] != cited and not f.get("percent") and
@@ -736,7 +745,7 @@ class MeaningGate:
         """Another row of the same line item on the page (the vocabulary reads it as the cited
         row's concept) whose qualifiers ("attributable to ...", "from continuing operations")
         fit the question better than the cited row's, or None."""
-        page = self.store.query(doc=inp["doc"], pages=[(inp["doc"], inp["page"])])
+        page = self.page_rows(inp)
         cited = normalise_label(inp["label"])
         own = {f["concept"] for f in page if f["label_norm"] == cited and f["concept"]}
         asked = qualifiers_asked(question)
