@@ -95,6 +95,47 @@ def only_clock_differs(a: Path, b: Path) -> bool:
     return False
 
 
+def stage_outs(lock: dict, stage: str) -> list[dict]:
+    return lock.get(stage, {}).get("outs", [])
+
+
+def absent_outputs(lock: dict, stages: list[str]) -> list[str]:
+    """The out paths of ``stages`` that this checkout does not hold."""
+    return [o["path"] for s in stages for o in stage_outs(lock, s)
+            if not (ROOT / o["path"]).exists()]
+
+
+def under(path: str, roots: list[str]) -> bool:
+    return any(path == r.rstrip("/") or path.startswith(r.rstrip("/") + "/") for r in roots)
+
+
+def lock_hash_diff(ours: dict, theirs: dict, paths: list[str]) -> list[str]:
+    """The out paths among ``paths`` whose hash differs between two dvc.lock stage maps."""
+    def hashes(lock: dict) -> dict[str, str | None]:
+        return {o["path"]: o.get("md5") for s in lock for o in stage_outs(lock, s)}
+    mine, clone = hashes(ours), hashes(theirs)
+    return sorted(p for p in paths if mine.get(p) != clone.get(p))
+
+
+def metrics_diff(ours: Path, theirs: Path) -> dict:
+    """The clone's PageRec@5 rows against ours: how many are equal, the largest move, and
+    fingap best's row in both (a clone on another CPU may round bf16 differently)."""
+    if not (ours.exists() and theirs.exists()):
+        return {}
+    a, b = json.loads(ours.read_text()), json.loads(theirs.read_text())
+    rows = [(m, c) for m, conds in a.items() if isinstance(conds, dict)
+            for c, row in conds.items() if isinstance(row, dict) and "PageRec@5" in row]
+    moves = {f"{m}/{c}": round(b[m][c]["PageRec@5"] - a[m][c]["PageRec@5"], 4)
+             for m, c in rows if m in b and c in b[m]}
+    changed = {k: v for k, v in moves.items() if v != 0}
+    best = {c: [a["fingap_best"][c]["PageRec@5"], b["fingap_best"][c]["PageRec@5"]]
+            for c in ("standard", "oracle_doc")} if "fingap_best" in a and "fingap_best" in b \
+        else {}
+    return {"rows": len(moves), "identical": len(moves) - len(changed),
+            "largest_moves": dict(sorted(changed.items(), key=lambda kv: -abs(kv[1]))[:8]),
+            "fingap_best_ours_theirs": best}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--clone", type=Path, required=True)
@@ -111,11 +152,16 @@ def main() -> None:
     unknown = sorted(set(seconds) - set(ours))
     if unknown:
         raise SystemExit(f"stages of the clone unknown here: {unknown}")
+    # an output this checkout does not hold (a new machine: DVC's cache empty, data/ and
+    # models/ never checked out) is compared by the hash git's dvc.lock records for it
+    lock_only = absent_outputs(ours, done)
     # the timing records are the run's own diary, never the same twice
     theirs = {p: d for p, d in fingerprint(clone, done).items()
-              if not p.startswith(f"{TIMINGS_DIR}/")}
-    mine = fingerprint(ROOT, done)
+              if not p.startswith(f"{TIMINGS_DIR}/") and not under(p, lock_only)}
+    mine = fingerprint(ROOT, done, skip=lock_only)
     differ = sorted(p for p in theirs if mine.get(p) != theirs[p])
+    by_hash = lock_hash_diff(ours, yaml.safe_load((clone / "dvc.lock").read_text())["stages"],
+                             lock_only)
     clock = [p for p in differ if (ROOT / p).exists() and only_clock_differs(ROOT / p, clone / p)]
     report = {
         "clone_commit": head(clone), "workspace_commit": head(ROOT),
@@ -131,6 +177,14 @@ def main() -> None:
         "files_differing_only_in_durations_or_timestamps": clock,
         "files_differing": [p for p in differ if p not in clock],
     }
+    report["retrieval_rows"] = metrics_diff(ROOT / "reports/metrics.json",
+                                            clone / "reports/metrics.json")
+    if lock_only:
+        report["outputs_compared_by_lock_hash"] = {
+            "why": "not in this checkout (DVC cache empty): the clone's dvc.lock hash against "
+                   "git's, so an output with a wall time inside (a model card) differs too",
+            "compared": len(lock_only), "identical": len(lock_only) - len(by_hash),
+            "differing": by_hash}
     args.out.write_text(json.dumps(report, indent=1) + "\n")
     print(json.dumps(report, indent=1))
 

@@ -71,9 +71,9 @@ def stable_json(value):
     return value
 
 
-def fingerprint(proj: Path, stages: list[str]) -> dict[str, str]:
-    """{path: digest} of every file the stages output (per dvc.lock); JSON without its
-    volatile fields."""
+def fingerprint(proj: Path, stages: list[str], skip: list[str] = ()) -> dict[str, str]:
+    """{path: digest} of every file the stages output (per dvc.lock), but the out paths in
+    ``skip``; JSON without its volatile fields."""
     lock = {}
     for name in ("dvc.lock", "studies/dvc.lock"):  # the product's and the studies' stages
         if (proj / name).exists():
@@ -81,6 +81,8 @@ def fingerprint(proj: Path, stages: list[str]) -> dict[str, str]:
     out = {}
     for stage in stages:
         for o in lock[stage.rsplit(":", 1)[-1]].get("outs", []):
+            if o["path"] in skip:
+                continue
             path = proj / o["path"]
             files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
             for f in files:

@@ -65,6 +65,17 @@ def tiny_params(params: dict, tiny_model: Path) -> None:
 
 
 PARAM_FILES = ("params.yaml", "studies/params.yaml")
+OWN_SET_QUESTIONS_KEPT = 3
+
+
+def trim_own_sets(proj: Path, keep: int = OWN_SET_QUESTIONS_KEPT) -> None:
+    """Keep the first ``keep`` questions of each of the project's own question sets
+    (annotations/*_questions.jsonl). Their filings are not in the tiny corpus, so every one
+    is answered the same way, without a page; the answer stage still reads, answers and
+    scores each set, and the tiny run's four repros no longer answer all 835 of them."""
+    for path in sorted((proj / "annotations").glob("*_questions.jsonl")):
+        lines = path.read_text().splitlines(keepends=True)
+        path.write_text("".join(lines[:keep]))
 
 
 def write_tiny_params(proj: Path, tiny_model: Path, overrides: list[str] = ()) -> None:
@@ -103,6 +114,7 @@ def project(tmp_path_factory):
     for name in ("stages", "src", "annotations"):
         shutil.copytree(REPO / name, proj / name,
                         ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    trim_own_sets(proj)
     # a user's own corpus (corpus.layout: folder): renamed filings, among them a short one
     # that only its cover page describes, a metadata CSV with the user's column names and
     # questions in FinanceBench's format. Its absolute corpus.dir is found from the copies that

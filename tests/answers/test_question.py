@@ -433,3 +433,20 @@ def test_a_definition_by_pronoun_replaces_the_library_formula():
     pq = parse_question(q)
     assert pq.metric == "definition"
     assert pq.expression == "365 * accounts_payable__fy2022 / cogs__fy2022"
+
+
+def test_a_framing_opening_is_no_line_item():
+    # who asks and where to read ("As an analyst working from its balance sheet, ...") never
+    # names the figure: a description the parser cannot read leaves the question unparsed
+    # rather than read from the framing's words
+    for opening in ("As a credit analyst working mainly from ACME's balance sheet",
+                    "Going mainly by ACME's balance sheet", "Using ACME's balance sheet"):
+        pq = parse_question(f"{opening}, what was the widget gadget gizmo doohickey thingamajig "
+                            "whatsit sprocket flange bracket lever knob dial of ACME at "
+                            "December 31, 2018? USD millions.")
+        assert not pq.figure and "not understood" in pq.reason, (opening, pq)
+    # the line item named before the question word is still read there
+    pq = parse_question("ACME's total current liabilities at the end of FY2018: what was the "
+                        "figure? USD millions.")
+    assert pq.figure and pq.expression == "total_current_liabilities__fy2018", pq
+
