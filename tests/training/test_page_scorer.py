@@ -91,3 +91,25 @@ def test_page_variants_map_to_their_models_and_index():
     assert str(page_variant("untrained").index) == "data/page_index/untrained"
     with pytest.raises(ParamError, match="'typo'"):
         page_variant("typo")
+
+
+def test_attention_dropout_replaces_the_base_models_and_is_validated():
+    import torch
+
+    from fingap.core.params import ParamError
+    from fingap.retrieval.page_ranking import load_bi_encoder
+
+    def attention_dropouts(model) -> set[float]:
+        return {m.dropout.p for m in model.modules()
+                if type(m).__name__.endswith("SelfAttention")
+                and isinstance(getattr(m, "dropout", None), torch.nn.Dropout)}
+
+    assert attention_dropouts(load_bi_encoder("minilm", 64)) == {0.1}   # MiniLM's own
+    model = load_bi_encoder("minilm", 64, attention_dropout=0.0)
+    assert attention_dropouts(model) == {0.0}
+    assert model[0].auto_model.config.attention_probs_dropout_prob == 0.0
+    assert model.max_seq_length == 64
+    assert TrainConfig.from_params({"attention_dropout": 0.0}).attention_dropout == 0.0
+    assert TrainConfig.from_params({}).attention_dropout is None
+    with pytest.raises(ParamError, match="attention_dropout"):
+        TrainConfig.from_params({"attention_dropout": 1.0})

@@ -77,11 +77,27 @@ def page_text(text: str, max_chars: int = 2000) -> str:
     return _WS.sub(" ", text).strip()[:max_chars]
 
 
-def load_bi_encoder(model: str, max_seq_length: int):
+# names of the attention-probability dropout in transformers' configs (BERT, XLM-R, MPNet; others)
+_ATTENTION_DROPOUT_KEYS = ("attention_probs_dropout_prob", "attention_dropout")
+
+
+def load_bi_encoder(model: str, max_seq_length: int, attention_dropout: float | None = None):
+    """``model`` as a SentenceTransformer on CPU. ``attention_dropout`` (for training) replaces
+    the base model's dropout on attention probabilities; None keeps the model's own."""
     from sentence_transformers import SentenceTransformer
 
     ensure_offline()
     m = SentenceTransformer(resolve_model(model), device="cpu")
+    if attention_dropout is not None:
+        config = m[0].auto_model.config
+        key = next((k for k in _ATTENTION_DROPOUT_KEYS if hasattr(config, k)), None)
+        if key is None:
+            raise ValueError(f"attention_dropout: the config of {model!r} names no attention "
+                             f"dropout (looked for {', '.join(_ATTENTION_DROPOUT_KEYS)})")
+        if getattr(config, key) != attention_dropout:
+            # the dropout modules are built from the config, so the model is loaded again
+            m = SentenceTransformer(resolve_model(model), device="cpu",
+                                    config_kwargs={key: attention_dropout})
     m.max_seq_length = max_seq_length
     return m
 
