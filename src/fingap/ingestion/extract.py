@@ -93,6 +93,19 @@ def extract_pdf(
     return pages, errors
 
 
+class ExtractTask:
+    """A compute task (``fingap.core.compute``): PDF file names under ``corpus_dir`` -> each
+    one's (pages, errors) by ``extract_pdf``."""
+
+    def __init__(self, corpus_dir: str, max_page_chars: int = DEFAULT_MAX_PAGE_CHARS):
+        self.corpus_dir = Path(corpus_dir)
+        self.max_page_chars = max_page_chars
+
+    def __call__(self, names: list[str]) -> list[tuple[list[PageRecord], list[ExtractionError]]]:
+        return [extract_pdf(self.corpus_dir / n, max_page_chars=self.max_page_chars)
+                for n in names]
+
+
 def read_page_texts(pages_path: Path) -> dict[tuple[str, int], str]:
     """{(doc, 0-based page): text} of the ``extract`` stage's ``pages.jsonl``."""
     return {(r["doc"], r["page"]): r["text"] for r in read_jsonl(pages_path)}

@@ -418,3 +418,15 @@ def doc_facts(pdf: Path, doc: str, texts: dict[int, str]) -> tuple[list[dict], C
         f["fiscal_year"] = f["year"] + offset
     info["fiscal_year_offset"] = offset
     return facts, skipped, info
+
+
+class DocFactsTask:
+    """A compute task (``fingap.core.compute``): (PDF file name, document, its page texts) ->
+    ``doc_facts`` of each, the PDFs read from ``corpus_dir``."""
+
+    def __init__(self, corpus_dir: str):
+        self.corpus_dir = Path(corpus_dir)
+
+    def __call__(self, items: list[tuple[str, str, dict[int, str]]]) -> list[tuple]:
+        return [doc_facts(self.corpus_dir / name, doc, texts) for name, doc, texts in items]
+

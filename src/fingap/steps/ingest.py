@@ -6,10 +6,12 @@ from __future__ import annotations
 import logging
 import time
 from collections import Counter
+from functools import partial
 from pathlib import Path
 
 from tqdm import tqdm
 
+from ..core.compute import LOCAL, Compute, run_batches
 from ..core.io import read_json, read_jsonl, write_json, write_jsonl
 from ..core.params import require_int
 from ..ingestion import corpus as corpus_mod
@@ -22,7 +24,7 @@ from ..ingestion.chunking import (
     validate_window,
 )
 from ..ingestion.corpus import read_questions
-from ..ingestion.extract import extract_pdf
+from ..ingestion.extract import ExtractTask
 
 log = logging.getLogger("fingap")
 
@@ -43,7 +45,9 @@ def run_corpus(params: dict, out_dir: Path, root: Path = Path(".")) -> dict:
 
 # ---------------------------------------------------------------- extract
 def run_extract(params: dict, corpus_params: dict, corpus_out: Path, out_dir: Path,
-                report_path: Path, root: Path = Path(".")) -> dict:
+                report_path: Path, root: Path = Path("."), compute: Compute = LOCAL) -> dict:
+    """Every page of every PDF (``compute``: where the per-PDF work runs), the extraction
+    errors and the gold-alignment check."""
     window = require_int(params, "extract", "alignment_window", minimum=0)
     max_chars = require_int(params, "extract", "max_page_chars", minimum=1)
     manifest = read_json(corpus_out / "manifest.json")
@@ -53,8 +57,9 @@ def run_extract(params: dict, corpus_params: dict, corpus_out: Path, out_dir: Pa
     corpus_mod.verify_inputs(corpus_dir, manifest, names)
     pages, errors = [], []
     t0 = time.perf_counter()
-    for name in tqdm(names, desc="extract", unit="pdf"):
-        p, e = extract_pdf(corpus_dir / name, max_page_chars=max_chars)
+    job = run_batches(partial(ExtractTask, str(corpus_dir), max_chars), names, compute,
+                      ray_batch=compute.batch_docs)
+    for p, e in job.results:
         pages.extend(p)
         errors.extend(e)
     seconds = time.perf_counter() - t0
@@ -81,8 +86,9 @@ def run_extract(params: dict, corpus_params: dict, corpus_out: Path, out_dir: Pa
         },
     }
     write_json(report_path, report)
-    log.info("extracted %d pages from %d PDFs in %.1fs (%.0f pages/s); gold alignment %s",
-             len(pages), len(counts), seconds, len(pages) / max(seconds, 1e-9),
+    log.info("extracted %d pages from %d PDFs in %.1fs (%.0f pages/s) on %s (%d workers); "
+             "gold alignment %s", len(pages), len(counts), seconds,
+             len(pages) / max(seconds, 1e-9), job.engine, len(job.peak_rss_mb),
              report["gold_alignment"]["rate"])
     return report
 

@@ -8,13 +8,14 @@ from pathlib import Path
 
 import numpy as np
 
+from ..core.compute import LOCAL, Compute
 from ..core.io import atomic_path, read_json, read_jsonl, write_json
 from ..core.params import ParamError
 from ..core.runs import write_run
 from ..ingestion.corpus import STATUS_EVALUATED, Question, read_questions
 from ..ingestion.extract import read_page_texts
 from ..retrieval.page_ranking import (
-    encode_pages,
+    encode_texts,
     fold_models,
     load_bi_encoder,
     page_recall_at,
@@ -71,10 +72,12 @@ def run_train(params: dict, corpus_out: Path, pages_path: Path, folds_path: Path
 
 # ---------------------------------------------------------------- page index
 def run_page_index(variant: str, train_params: dict, pages_path: Path, models_dir: Path,
-                   folds_path: Path, out_dir: Path, windows: WindowConfig | None = None) -> dict:
+                   folds_path: Path, out_dir: Path, windows: WindowConfig | None = None,
+                   compute: Compute = LOCAL) -> dict:
     """Embed every page with each fold's model (``trained``) or once with the base model
     (``untrained``: the same pipeline without fine-tuning). With ``windows``, every window of
-    every page (``window_page.npy`` and ``window_tokens.npy`` map the rows to pages)."""
+    every page (``window_page.npy`` and ``window_tokens.npy`` map the rows to pages).
+    ``compute``: where the encoding runs."""
     cfg = TrainConfig.from_params(train_params)
     pages = read_page_texts(pages_path)
     keys = sorted(pages)
@@ -82,19 +85,19 @@ def run_page_index(variant: str, train_params: dict, pages_path: Path, models_di
     write_json(out_dir / "keys.json", [list(k) for k in keys])
     stats: dict = {"variant": variant, "n_pages": len(keys), "encode": []}
     if variant == "untrained":
-        models = {"base": load_bi_encoder(cfg.model, cfg.max_seq_length)}
+        models = {"base": cfg.model}
     elif variant == "trained":
         n = read_json(folds_path)["n_folds"]
-        models = {f"fold_{i}": load_bi_encoder(str(models_dir / f"fold_{i}"), cfg.max_seq_length)
-                  for i in range(n)}
+        models = {f"fold_{i}": str(models_dir / f"fold_{i}") for i in range(n)}
     else:
         raise ParamError(f"unknown page index variant {variant!r}")
     if windows is None:
         texts = [page_text(pages[k], cfg.max_chars) for k in keys]
     else:
         # every fold model keeps the base model's tokenizer, so the windows are the same
+        tokenizer = load_bi_encoder(next(iter(models.values())), cfg.max_seq_length).tokenizer
         texts, window_page, window_tokens = windowed_pages(
-            pages, keys, next(iter(models.values())).tokenizer, cfg.max_seq_length, windows)
+            pages, keys, tokenizer, cfg.max_seq_length, windows)
         for name, arr in (("window_page", window_page), ("window_tokens", window_tokens)):
             with atomic_path(out_dir / f"{name}.npy") as tmp, open(tmp, "wb") as fh:
                 np.save(fh, arr)
@@ -103,12 +106,13 @@ def run_page_index(variant: str, train_params: dict, pages_path: Path, models_di
                             "windows_per_page": round(len(texts) / max(len(keys), 1), 2)}
     for name, model in models.items():
         t0 = time.perf_counter()
-        emb = encode_pages(model, texts, cfg.precision)
+        emb, job = encode_texts(model, texts, cfg.max_seq_length, cfg.precision, compute)
         dt = time.perf_counter() - t0
         with atomic_path(out_dir / f"{name}.npy") as tmp, open(tmp, "wb") as fh:
             np.save(fh, emb)
         stats["encode"].append({"model": name, "seconds": round(dt, 1),
-                                "pages_per_s": round(len(keys) / dt, 2)})
+                                "pages_per_s": round(len(keys) / dt, 2),
+                                "engine": job["engine"]})
         if windows is not None:
             stats["encode"][-1]["windows_per_s"] = round(len(texts) / dt, 2)
         log.info("page index %s/%s: %d pages (%d texts) in %.0fs", variant, name, len(keys),

@@ -11,13 +11,15 @@ from __future__ import annotations
 import logging
 import time
 from collections import Counter, defaultdict
+from functools import partial
 from pathlib import Path
 
 from ..answers.fact_store import write_store
 from ..answers.labels import Vocabulary
+from ..core.compute import LOCAL, Compute, run_batches
 from ..core.io import read_json, read_jsonl, write_json, write_jsonl
 from ..ingestion import corpus as corpus_mod
-from ..ingestion.statement_tables import doc_facts
+from ..ingestion.statement_tables import DocFactsTask
 from ..retrieval.bm25 import BM25Retriever
 
 log = logging.getLogger("fingap")
@@ -31,7 +33,9 @@ def serialise_row(facts: list[dict]) -> str:
 
 
 def run_tables(corpus_params: dict, corpus_out: Path, pages_path: Path, out_dir: Path,
-               report_path: Path, root: Path = Path(".")) -> dict:
+               report_path: Path, root: Path = Path("."), compute: Compute = LOCAL) -> dict:
+    """The fact store of every statement table (``compute``: where the per-document work
+    runs), its table rows and their BM25 index."""
     manifest = read_json(corpus_out / "manifest.json")
     corpus_dir = corpus_mod.locate_corpus(corpus_params.get("dir") or None, root,
                                           corpus_mod.CorpusLayout.from_params(corpus_params))
@@ -46,12 +50,13 @@ def run_tables(corpus_params: dict, corpus_out: Path, pages_path: Path, out_dir:
     reasons: Counter = Counter()
     t0 = time.perf_counter()
     n_pages = 0
-    for name in names:
-        doc = Path(name).stem
-        if doc not in texts:
-            continue  # extract reported it as unreadable
-        facts, skipped, info = doc_facts(corpus_dir / name, doc, texts[doc])
-        n_pages += len(texts[doc])
+    # documents extract could not read have no pages and are left out
+    items = [(name, Path(name).stem, texts[Path(name).stem]) for name in names
+             if Path(name).stem in texts]
+    job = run_batches(partial(DocFactsTask, str(corpus_dir)), items, compute,
+                      ray_batch=compute.batch_docs)
+    for (name, doc, doc_texts), (facts, skipped, info) in zip(items, job.results, strict=True):
+        n_pages += len(doc_texts)
         all_facts.extend(facts)
         for (page, reason), n in sorted(skipped.items()):
             skipped_rows.append({"doc": doc, "page": page, "reason": reason, "rows": n})
