@@ -111,12 +111,11 @@ def run_page_index(variant: str, train_params: dict, pages_path: Path, models_di
         with atomic_path(out_dir / f"{name}.npy") as tmp, open(tmp, "wb") as fh:
             np.save(fh, emb)
         stats["encode"].append({"model": name, "seconds": round(dt, 1),
-                                "pages_per_s": round(len(keys) / dt, 2),
-                                "engine": job["engine"]})
+                                "pages_per_s": round(len(keys) / dt, 2)})
         if windows is not None:
             stats["encode"][-1]["windows_per_s"] = round(len(texts) / dt, 2)
-        log.info("page index %s/%s: %d pages (%d texts) in %.0fs", variant, name, len(keys),
-                 len(texts), dt)
+        log.info("page index %s/%s: %d pages (%d texts) in %.0fs on %s", variant, name,
+                 len(keys), len(texts), dt, job["engine"])
     write_json(out_dir / "stats.json", stats)
     return stats
 
