@@ -263,7 +263,7 @@ def ray_cluster():
     jobs find it running and leave it up. The ray extra is installed by the test set-up."""
     import ray
 
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False,
              configure_logging=False)
     yield
     ray.shutdown()

@@ -140,11 +140,12 @@ def _run_ray(make_task: Callable[[], Task], items: list, compute: Compute,
 
     started = False
     if not ray.is_initialized():
-        # RAY_ADDRESS (Ray's own variable) names a cluster; without it, a local one for this job
-        address = os.environ.get("RAY_ADDRESS") or None
+        # RAY_ADDRESS (Ray's own variable) names a cluster; without it, a new local one for
+        # this job ("local": never another process's, which may stop before this job ends)
+        address = os.environ.get("RAY_ADDRESS") or "local"
         ray.init(address=address, include_dashboard=False, log_to_driver=False,
                  configure_logging=False)
-        started = address is None
+        started = address == "local"
     try:
         ctx = ray.data.DataContext.get_current()
         ctx.execution_options.preserve_order = True
