@@ -130,6 +130,8 @@ NUMERIC_DOMAINS: dict[str, Domain] = {
     "page_scorer_train.weight_decay": Domain(float, 0), "page_scorer_train.scale": _POSITIVE,
     "page_scorer_train.seed": _SEED,
     "page_scorer_train.attention_dropout": Domain(float, 0, 1, high_open=True, nullable=True),
+    "compute.workers": Domain(int, 1, nullable=True), "compute.batch_docs": _COUNT,
+    "compute.batch_texts": _COUNT,
     "page_scorer_hn.epochs": _COUNT, "page_scorer_hn.patience": Domain(int, 1, nullable=True),
     "page_scorer_hn.val_fraction": Domain(float, 0, 1, low_open=True, high_open=True),
     "page_scorer_hn.mine_top": _COUNT, "page_scorer_hn.negatives_per_pair": Domain(int, 0),
