@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .params import ParamError
+from .params import ParamError, section_dataclass
 
 ENGINES = ("local", "ray")
 # the stages that take a compute engine (page_index: every page_index@ variant)
@@ -42,25 +42,16 @@ class Compute:
     @classmethod
     def from_params(cls, p: dict | None) -> Compute:
         p = dict(p or {})
-        unknown = set(p) - set(cls.__dataclass_fields__)
-        if unknown:
-            raise ParamError(f"compute: unknown keys {sorted(unknown)}")
         if p.get("stages") is not None:
             unknown_stages = sorted(set(p["stages"]) - set(COMPUTE_STAGES))
             if unknown_stages:
                 raise ParamError(f"compute.stages: {unknown_stages} take no engine; "
                                  f"choose from {COMPUTE_STAGES}")
             p["stages"] = tuple(p["stages"])
-        cfg = cls(**p)
+        # unknown keys and the numeric domains (workers, batch sizes) as every section's
+        cfg = section_dataclass(cls, p, "compute")
         if cfg.engine not in ENGINES:
             raise ParamError(f"compute.engine must be one of {ENGINES}, got {cfg.engine!r}")
-        for key in ("batch_docs", "batch_texts"):
-            value = getattr(cfg, key)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ParamError(f"compute.{key} must be an integer >= 1, got {value!r}")
-        if cfg.workers is not None and (not isinstance(cfg.workers, int) or cfg.workers < 1):
-            raise ParamError(f"compute.workers must be an integer >= 1 or null, got "
-                             f"{cfg.workers!r}")
         if cfg.engine == "ray":
             try:
                 import ray  # noqa: F401

@@ -133,18 +133,15 @@ def encode_texts(model: str, texts: Sequence[str], max_seq_length: int, precisio
     the job's stats. Locally every text goes to one encode call (its length-sorted batches);
     on Ray the texts are cut, longest first, into ``compute.batch_texts``-text batches, so a
     batch pads little. The vectors match the local ones within bf16 rounding
-    (docs/performance.md)."""
+    (docs/scale.md)."""
     texts = list(texts)
-    make = partial(EncodeTask, model, max_seq_length, precision)
-    if compute.engine == "local" or not texts:
-        job = run_batches(make, texts, compute, ray_batch=compute.batch_texts)
-        order = list(range(len(texts)))
-    else:
-        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
-        job = run_batches(make, [texts[i] for i in order], compute,
-                          ray_batch=compute.batch_texts)
     if not texts:
-        return np.zeros((0, 0), dtype=np.float32), job.stats()
+        return np.zeros((0, 0), dtype=np.float32), {"engine": compute.engine, "n_batches": 0}
+    order = list(range(len(texts)))
+    if compute.engine == "ray":
+        order.sort(key=lambda i: -len(texts[i]))
+    job = run_batches(partial(EncodeTask, model, max_seq_length, precision),
+                      [texts[i] for i in order], compute, ray_batch=compute.batch_texts)
     emb = np.empty((len(texts), len(job.results[0])), dtype=np.float32)
     emb[order] = np.stack(job.results)
     return emb, job.stats()
