@@ -142,8 +142,16 @@ def main() -> None:
                     raise SystemExit(f"{work} {size} {engine} failed:\n{done.stderr[-3000:]}")
                 rows.append(json.loads(done.stdout.strip().splitlines()[-1]))
                 print(json.dumps(rows[-1]), flush=True)
-    from fingap.core.io import update_json_section
+    from fingap.core.io import read_json, update_json_section
 
+    # a run replaces the rows of the (work, size, engine) it measured and keeps the others, so
+    # the sizes can be measured in separate quiet runs
+    measured = {(r["work"], r["size"], r["engine"]) for r in rows}
+    kept = [r for r in (read_json(args.out).get("scale", {}).get("rows", [])
+                        if args.out.exists() else [])
+            if (r["work"], r["size"], r["engine"]) not in measured]
+    rows = sorted(kept + rows, key=lambda r: (r["work"], r["size"], list(ENGINES).index(
+        r["engine"])))
     update_json_section(args.out, "scale", {
         "machine": f"{os.cpu_count()} CPUs", "rows": rows, "seconds_per_1000_pages": growth(rows)})
 

@@ -122,6 +122,10 @@ COVER_PAGES = [
 ]
 
 
+NO_GOLD_QUESTION = {"financebench_id": "u_delta", "doc_name": COVER_DOC,
+                    "question": "What was Delta Freight Lines' revenue in fiscal 2021?"}
+
+
 def make_user_corpus(root: Path) -> Path:
     """Write a user's own corpus (filings/*.pdf, metadata.csv, questions.jsonl) under root."""
     (root / "filings").mkdir(parents=True, exist_ok=True)
@@ -142,6 +146,8 @@ def make_user_corpus(root: Path) -> Path:
             row = {**row, "doc_name": rename,
                    "evidence": [{**e, "doc_name": rename} for e in row["evidence"]]}
             f.write(json.dumps(row) + "\n")
+        # a user's question without gold evidence or answer: retrieved and answered, not scored
+        f.write(json.dumps(NO_GOLD_QUESTION) + "\n")
     return root
 
 

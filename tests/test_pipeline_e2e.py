@@ -13,7 +13,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from .conftest import USER_NAMES, append_statement_page, make_user_corpus, user_corpus_params
+from .conftest import (
+    USER_NAMES,
+    append_statement_page,
+    make_user_corpus,
+    user_corpus_params,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 ACME = USER_NAMES["ACME_2022_10K"]  # the annual report with a statement page
@@ -186,8 +191,9 @@ def forced_rerun(project):
 def test_metrics_contract_and_oracle_page(project):
     proj, _, log = project
     metrics = json.loads((proj / "reports/metrics.json").read_text())
-    assert metrics["questions"] == {"n_total": 5, "n_evaluated": 4, "n_missing_doc": 1,
-                                    "n_failed_extraction": 0, "n_docs_failed": 0}
+    assert metrics["questions"] == {"n_total": 6, "n_evaluated": 4, "n_missing_doc": 1,
+                                    "n_failed_extraction": 0, "n_docs_failed": 0,
+                                    "n_no_gold": 1}
     generated = {tuple(r) for r in yaml.safe_load(
         (proj / "params.yaml").read_text())["generate"]["runs"]}
     retrieval_keys = {"DocRec@5", "PageRec@5", "BLEU@5", "ROUGE-L@5", "n"}
@@ -230,7 +236,8 @@ def test_tables_and_answer_stages(project):
             "Reliability", "Coverage"}
     for method, cond in runs:
         assert keys <= set(answers["runs"][method][cond]), (method, cond)
-        assert answers["runs"][method][cond]["n"] == 4
+        assert answers["runs"][method][cond]["n"] == 4  # scored; u_delta answered beside them
+        assert answers["runs"][method][cond]["n_answered_unscored"] == 1
     # q1 under Oracle-Page: its gold page is prose, so the agent follows up inside the gold
     # document, finds capex on the statement page, computes and verifies it
     recs = {r["question_id"]: r for r in map(json.loads, (
@@ -290,7 +297,8 @@ def test_routed_methods_serve_new_questions(project):
     # for the evaluated questions only: as the run of the candidate that replaces it)
     script = ("import json; from fingap.steps.adhoc import replay_evaluated; "
               "print(json.dumps(replay_evaluated('fingap_best')))")
-    replay = json.loads(_run([sys.executable, "-c", script], proj, env).strip().splitlines()[-1])
+    out = _run([sys.executable, "-c", script], proj, env)  # stdout, then stderr's progress
+    replay = json.loads(next(line for line in reversed(out.splitlines()) if line.startswith("{")))
     assert replay["n"] == 4 and replay["same_topk"] == replay["n"], replay
 
 
@@ -339,7 +347,7 @@ def test_tables_have_their_rows(project):
     assert set(best["folds"]) == {"0", "1", "2"}
     multi = [json.loads(x) for x in
              (proj / "data/hyde/multi_hyde.jsonl").read_text().splitlines()]
-    assert len(multi) == 4 and all(len(m["passages"]) == 4 for m in multi)
+    assert len(multi) == 5 and all(len(m["passages"]) == 4 for m in multi)  # u_delta too
     hn = json.loads((proj / "reports/page_scorer_hn_training.json").read_text())
     assert len(hn["folds"]) == 3 and all(len(f["val_curve"]) >= 1 for f in hn["folds"])
     # ACME's statement page gives synthetic questions to the folds that train on ACME
@@ -371,8 +379,15 @@ def test_tables_have_their_rows(project):
                                 "not_in_final_k")) == 5
     assert "n evaluated = 4, n missing doc = 1" in table
     assert "10K (n=2)" in table and "10Q (n=1)" in table and "8K (n=1)" in table
-    per_q = (proj / "reports/per_question/dense__standard.jsonl").read_text().splitlines()
-    assert len(per_q) == 4
+    per_q = [json.loads(r) for r in
+             (proj / "reports/per_question/dense__standard.jsonl").read_text().splitlines()]
+    assert len(per_q) == 5 and sum("PageRec" in r for r in per_q) == 4
+    # the question without gold evidence: retrieved and answered, never scored
+    (unscored,) = [r for r in per_q if r["question_id"] == "u_delta"]
+    assert unscored["scored"] is False and unscored["retrieved"]
+    answered = (proj / "data/answers_checked/fingap_best__standard.jsonl").read_text()
+    assert '"question_id": "u_delta"' in answered
+    assert "Questions without gold evidence (retrieved and answered, not scored): 1" in table
 
 
 def test_mlflow_run_logged(project):

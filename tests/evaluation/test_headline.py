@@ -29,3 +29,10 @@ def test_unknown_rows_fail_naming_the_parameter():
         headline_metrics(METRICS, None, {"s": "splade"}, {}, {}, 5)
     with pytest.raises(ParamError, match=r"no answered run \[dense, oracle_doc\]"):
         headline_metrics(METRICS, ANSWERS, {}, {}, {"d": ["dense", "oracle_doc"]}, 5)
+
+
+def test_a_corpus_without_gold_evidence_has_no_retrieval_headline():
+    metrics = {"fingap_best": {"standard": {"n": 0}, "oracle_doc": {"n": 0}}}
+    answers = {"runs": {"fingap_best": {"standard": {"StrictAcc": None, "n": 0}}}}
+    assert headline_metrics(metrics, answers, {"best": "fingap_best"}, {"best": "fingap_best"},
+                            {"best": ["fingap_best", "standard"]}, 5) == {}

@@ -61,3 +61,16 @@ def test_recall_only_records_match_the_full_ones_without_text_scores():
     for f, r in zip(full, lean, strict=True):
         assert "BLEU" not in r and "ROUGE-L" not in r
         assert r == {key: v for key, v in f.items() if key not in ("BLEU", "ROUGE-L")}
+
+
+def test_a_question_without_gold_gets_its_retrieval_but_no_score():
+    from fingap.evaluation.scoring import unscored_records
+    from fingap.ingestion.corpus import STATUS_NO_GOLD
+
+    questions = [_q("q1", "A", [0]), Question("u1", "", "A", "10K", "", "", "?", "", [],
+                                              status=STATUS_NO_GOLD)]
+    run = {"q1": [("A0", 0.9)], "u1": [("A1", 0.7), ("B0", 0.5)]}
+    assert [r["question_id"] for r in score_run(questions, run, LOOKUP, k=5)] == ["q1"]
+    (u1,) = unscored_records(questions, run, LOOKUP, k=1)
+    assert u1 == {"question_id": "u1", "question_type": "", "doc_type": "10K", "doc": "A",
+                  "scored": False, "retrieved": [["A1", "A", 1, 0.7]]}

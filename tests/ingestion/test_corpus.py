@@ -132,8 +132,9 @@ def test_a_users_own_corpus_folder(user_corpus):
     layout = CorpusLayout.from_params(user_corpus_params(user_corpus))
     assert locate_corpus(str(user_corpus), layout=layout) == user_corpus
     manifest, questions, docs = describe_corpus(user_corpus, layout)
-    assert manifest["questions"] == {"n_total": 5, "n_evaluated": 4, "n_missing_doc": 1,
-                                     "missing_doc_ids": ["q5"]}
+    assert manifest["questions"] == {"n_total": 6, "n_evaluated": 4, "n_missing_doc": 1,
+                                     "missing_doc_ids": ["q5"], "n_no_gold": 1,
+                                     "no_gold_ids": ["u_delta"]}
     assert manifest["docs"]["missing"] == ["zeta-annual-2020"]
     assert manifest["inputs"] == ["questions.jsonl", "metadata.csv"]
     assert sorted(pdf_names(manifest)) == sorted(f"filings/{d}.pdf" for d in docs
@@ -144,7 +145,7 @@ def test_a_users_own_corpus_folder(user_corpus):
     assert docs[COVER_DOC] == DocumentRecord(COVER_DOC, "Delta Freight Lines, Inc.", "10K",
                                              "2021-09-30", "cover")
     assert manifest["document_fields"] == {"cover": 1, "metadata": 4}
-    assert {q.doc_type for q in questions} == {"10K", "10Q", "8K"}
+    assert {q.doc_type for q in questions} == {"10K", "10Q", "8K"}  # u_delta's 10K too
     verify_inputs(user_corpus, manifest, manifest["inputs"])
 
 
@@ -173,3 +174,28 @@ def test_folder_layout_params_fail_fast(user_corpus):
         locate_corpus(None, layout=layout)
     with pytest.raises(CorpusError, match="no such folder"):
         locate_corpus(str(user_corpus / "nowhere"), layout=layout)
+
+
+def test_questions_without_gold_evidence_are_served_not_scored(tiny_corpus):
+    from fingap.ingestion.corpus import STATUS_NO_GOLD, served
+
+    qfile = tiny_corpus / "data" / "financebench_open_source.jsonl"
+    rows = [json.loads(line) for line in qfile.read_text().splitlines()]
+    rows.append({"financebench_id": "u1", "doc_name": "ACME_2022_10K",
+                 "question": "What was ACME's revenue?"})          # a user's question: no gold
+    rows.append({**rows[0], "financebench_id": "u2", "evidence": []})
+    rows.append({"financebench_id": "u3", "doc_name": "ZETA_2020_10K", "question": "Revenue?"})
+    qfile.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    manifest, questions = build_manifest(tiny_corpus)
+    assert manifest["questions"] == {
+        "n_total": 8, "n_evaluated": 4, "n_missing_doc": 2, "missing_doc_ids": ["q5", "u3"],
+        "n_no_gold": 2, "no_gold_ids": ["u1", "u2"]}
+    by_id = {q.id: q for q in questions}
+    assert by_id["u1"].status == STATUS_NO_GOLD and by_id["u1"].answer == ""
+    assert by_id["u1"].gold_pages == [] and by_id["u1"].gold_docs == ["ACME_2022_10K"]
+    assert by_id["u3"].status == STATUS_MISSING_DOC   # no PDF outranks no gold
+    assert [q.id for q in served(questions)] == ["q1", "q2", "q3", "q4", "u1", "u2"]
+    rows[-3]["evidence"] = {"doc_name": "ACME_2022_10K"}
+    qfile.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    with pytest.raises(JsonlError, match=r":6: question u1: 'evidence' must be a list"):
+        build_manifest(tiny_corpus)

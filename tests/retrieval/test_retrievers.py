@@ -91,3 +91,9 @@ def test_run_file_roundtrip(tmp_path):
     run = {"q2": [("c1", 0.5)], "q1": [("c2", 1.25), ("c3", 1.0)]}
     write_run(tmp_path / "r.json", run)
     assert read_run(tmp_path / "r.json") == run
+
+
+def test_no_question_searches_nothing():
+    """A corpus without questions: every retriever's search is an empty run."""
+    r = BM25Retriever.from_texts(IDS, TEXTS)
+    assert r.search({}, 3) == {} and r.search({}, 3, allowed={}) == {}

@@ -57,3 +57,50 @@ def test_bad_fold_params():
         assign_folds(_questions(), 1, seed=0)
     with pytest.raises(ParamError, match="exceeds"):
         assign_folds(_questions(), 50, seed=0)
+
+
+def _no_gold(qid: str, doc: str) -> Question:
+    from fingap.ingestion.corpus import STATUS_NO_GOLD
+
+    return Question(qid, "", doc, "10K", "", "", "?", "", [], status=STATUS_NO_GOLD)
+
+
+def test_questions_without_gold_are_served_by_the_fold_that_never_saw_their_document():
+    qs = _questions()
+    before = assign_folds(qs, 5, seed=1)
+    assert all("serve_questions" not in f for f in before["folds"])  # byte for byte as before
+    qs += [_no_gold("nA", "A"), _no_gold("nNEW", "NEW")]
+    folds = assign_folds(qs, 5, seed=1)
+    fold_of = fold_of_question(folds)
+    a_fold = next(f for f in folds["folds"] if "A" in f["test_docs"])
+    assert fold_of["nA"] == a_fold["fold"]           # its document's test fold
+    assert fold_of["nNEW"] == 0                      # a document no fold trains on
+    assert not any("NEW" in f["train_docs"] for f in folds["folds"])
+    assert [{k: v for k, v in f.items() if k != "serve_questions"} for f in folds["folds"]] \
+        == before["folds"]                           # the scored questions' folds unchanged
+    folds["folds"][0]["serve_questions"] = []
+    with pytest.raises(FoldLeak, match="serve every question without gold"):
+        check_folds(folds, qs)
+
+
+def test_a_corpus_without_gold_has_one_fold_that_trains_nothing():
+    from fingap.training.folds import (
+        is_no_gold,
+        untrained_fold_model,
+        untrained_fold_record,
+    )
+
+    qs = [_no_gold("u1", "A"), _no_gold("u2", "B")]
+    folds = assign_folds(qs, 5, seed=1, no_gold_models={"page_scorer": "/models/fb/fold_0"})
+    assert is_no_gold(folds) and folds["n_folds"] == 1
+    (f,) = folds["folds"]
+    assert f["serve_questions"] == ["u1", "u2"] and f["train_questions"] == []
+    assert untrained_fold_model(f, "page_scorer", "minilm") == "/models/fb/fold_0"
+    assert untrained_fold_model(f, "page_scorer_hn", "minilm") == "minilm"  # "": base model
+    assert untrained_fold_record(f, "minilm", "minilm")["model"] == \
+        "minilm (the base model, untrained)"
+    assert not is_no_gold(assign_folds(_questions(), 5, seed=1))
+    assert untrained_fold_model(assign_folds(_questions(), 5, seed=1)["folds"][0],
+                                "page_scorer", "minilm") is None  # a fold that trains
+    with pytest.raises(ParamError, match="no_gold_models: unknown component"):
+        assign_folds(qs, 5, seed=1, no_gold_models={"splade": "x"})

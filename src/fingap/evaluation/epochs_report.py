@@ -24,6 +24,10 @@ def render_epochs_report(report: dict, title: str) -> str:
         "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for f in report["folds"]:
+        if not f.get("trained", True):
+            lines.append(f"| {f['fold']} | no training: {f['why']}; model {f['model']} "
+                         "| | | | | | | |")
+            continue
         lines.append(
             f"| {f['fold']} | {f['n_pairs']} | {f['mining']['negatives']} "
             f"| {f['mining']['dropped_as_likely_positive']} | {len(f['validation_docs'])} "

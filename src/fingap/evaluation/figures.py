@@ -18,11 +18,27 @@ def by_question_type_rows(breakdowns: dict, methods: list[str], k: int) -> list[
     return rows
 
 
-def write_rows_csv(path: Path, rows: list[dict]) -> None:
+def write_rows_csv(path: Path, rows: list[dict], fieldnames: list[str] | None = None) -> None:
+    """``fieldnames``: the header of a file without rows (else the first row's keys)."""
     with atomic_path(path) as tmp, open(tmp, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w = csv.DictWriter(f, fieldnames=fieldnames or list(rows[0]))
         w.writeheader()
         w.writerows(rows)
+
+
+def plot_nothing_scored(path: Path, why: str) -> None:
+    """The figure of a corpus without gold evidence: it says why there is no bar to draw."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 2))
+    ax.axis("off")
+    ax.text(0.5, 0.5, f"Nothing scored: {why}", ha="center", va="center", wrap=True)
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, format="png", dpi=100)
+    plt.close(fig)
 
 
 def plot_by_question_type(path: Path, rows: list[dict], labels: dict[str, str], k: int) -> None:

@@ -31,13 +31,15 @@ def headline_metrics(metrics: Mapping, answers: Mapping | None, rows: Mapping[st
     for short, method in rows.items():
         if method not in metrics:
             raise ParamError(f"headline.rows: {method!r} is not in reports/metrics.json")
-        put(f"{short}.PageRec@{k}", metrics[method]["standard"][f"PageRec@{k}"])
+        # .get: a corpus without gold evidence scores nothing (metrics rows hold only n)
+        put(f"{short}.PageRec@{k}", metrics[method]["standard"].get(f"PageRec@{k}"))
         if short == doc_rec_of:
-            put(f"{short}.DocRec@{k}", metrics[method]["standard"][f"DocRec@{k}"])
+            put(f"{short}.DocRec@{k}", metrics[method]["standard"].get(f"DocRec@{k}"))
     for short, method in oracle_doc.items():
         if method not in metrics:
             raise ParamError(f"headline.oracle_doc: {method!r} is not in reports/metrics.json")
-        put(f"{short}.PageRec@{k}.oracle_doc", metrics[method]["oracle_doc"][f"PageRec@{k}"])
+        put(f"{short}.PageRec@{k}.oracle_doc",
+            metrics[method]["oracle_doc"].get(f"PageRec@{k}"))
     if answers is not None:
         for short, (method, cond) in answer_runs.items():
             run = answers.get("runs", {}).get(method, {}).get(cond)

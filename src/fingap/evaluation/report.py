@@ -84,7 +84,9 @@ def render_retrieval_report(metrics: dict, breakdowns: dict, methods: list[str],
         f"(questions whose PDF is absent are not scored), n total = {q['n_total']}.",
         f"Documents whose extraction failed: {q.get('n_docs_failed', 0)}; questions on them "
         f"(unanswerable, not scored): {q.get('n_failed_extraction', 0)}. "
-        "Each unscored question and its reason: `reports/unanswerable.jsonl`.",
+        + (f"Questions without gold evidence (retrieved and answered, not scored): "
+           f"{q['n_no_gold']}. " if q.get("n_no_gold") else "")
+        + "Each unscored question and its reason: `reports/unanswerable.jsonl`.",
         f"Gold alignment of extracted pages: {align['n_aligned']}/{align['n_evidence']}"
         f" = {_f(align['rate'])}. Chunks: {metrics['chunks']['n_chunks']} "
         f"(size {metrics['chunks']['size']}, overlap {metrics['chunks']['overlap']}).",

@@ -6,7 +6,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
 from ..core.runs import Run
-from ..ingestion.corpus import STATUS_EVALUATED, Question
+from ..ingestion.corpus import STATUS_EVALUATED, STATUS_NO_GOLD, Question
 from .metrics import doc_recall, max_text_scores, mean, page_recall
 
 METRIC_NAMES = ("DocRec", "PageRec", "BLEU", "ROUGE-L")
@@ -61,6 +61,21 @@ def score_run(questions: Sequence[Question], run: Run, chunks: ChunkLookup, k: i
     """Per-question records for every evaluated question (missing ones score 0: no hits)."""
     return [score_question(q, run.get(q.id, []), chunks, k, text=text)
             for q in questions if q.status == STATUS_EVALUATED]
+
+
+def unscored_records(questions: Sequence[Question], run: Run, chunks: ChunkLookup, k: int
+                     ) -> list[dict]:
+    """What the run retrieved for each question without gold evidence (``scored: false``, no
+    metric): the answer stage answers from it, nothing averages it."""
+    out = []
+    for q in questions:
+        if q.status != STATUS_NO_GOLD:
+            continue
+        top = list(run.get(q.id, []))[:k]
+        out.append({"question_id": q.id, "question_type": q.question_type,
+                    "doc_type": q.doc_type, "doc": q.doc, "scored": False,
+                    "retrieved": [[c, *chunks[c][:2], round(s, 6)] for c, s in top]})
+    return out
 
 
 def aggregate(records: Sequence[dict], k: int) -> dict[str, float]:

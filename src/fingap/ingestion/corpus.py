@@ -12,6 +12,9 @@ Conventions (FinanceBench facts, see the corpus README):
   (doc, page) pairs (two questions list the same page twice).
 - Questions whose PDF is absent are not dropped: they get status ``missing_doc`` and are
   counted in every table, but not scored.
+- A question without gold evidence (a user's question: no ``evidence`` list, or an empty one;
+  ``answer`` and ``question_type`` may be left out too) gets status ``no_gold``: every stage
+  retrieves and answers it like the others, nothing scores it or trains on it (docs/corpus.md).
 """
 
 from __future__ import annotations
@@ -42,6 +45,9 @@ COVER_PAGES = 3  # first pages read for a filing's cover fields
 
 STATUS_EVALUATED = "evaluated"
 STATUS_MISSING_DOC = "missing_doc"
+STATUS_NO_GOLD = "no_gold"
+# the questions the retrieval and answer stages serve: scored ones and those without gold
+SERVED = (STATUS_EVALUATED, STATUS_NO_GOLD)
 
 
 class CorpusError(RuntimeError):
@@ -177,7 +183,7 @@ class Question:
         return cls(**d)
 
 
-_REQUIRED_Q = ("financebench_id", "doc_name", "question_type", "question", "answer", "evidence")
+_REQUIRED_Q = ("financebench_id", "doc_name", "question")
 _REQUIRED_E = ("evidence_text", "doc_name", "evidence_page_num")
 
 
@@ -208,10 +214,11 @@ def load_questions(path: str | Path, doc_types: dict[str, str]) -> list[Question
         if qid in seen:
             raise JsonlError(f"{where}: duplicate question id {qid} (first on line {seen[qid]})")
         seen[qid] = lineno
-        if not isinstance(row["evidence"], list) or not row["evidence"]:
-            raise JsonlError(f"{where}: question {qid} has no evidence list")
+        raw_evidence = row.get("evidence") or []
+        if not isinstance(raw_evidence, list):
+            raise JsonlError(f"{where}: question {qid}: 'evidence' must be a list")
         evidence = []
-        for j, e in enumerate(row["evidence"]):
+        for j, e in enumerate(raw_evidence):
             miss = [k for k in _REQUIRED_E if k not in e]
             if miss:
                 raise JsonlError(f"{where}: evidence[{j}] missing {', '.join(miss)}")
@@ -236,11 +243,12 @@ def load_questions(path: str | Path, doc_types: dict[str, str]) -> list[Question
                 company=row.get("company", ""),
                 doc=doc,
                 doc_type=doc_types[doc],
-                question_type=row["question_type"],
+                question_type=row.get("question_type") or "",
                 question_reasoning=row.get("question_reasoning") or "",
                 question=row["question"],
-                answer=str(row["answer"]),
+                answer=str(row.get("answer") or ""),
                 evidence=evidence,
+                status=STATUS_EVALUATED if evidence else STATUS_NO_GOLD,
             )
         )
     return questions
@@ -320,12 +328,22 @@ def build_manifest(corpus_dir: Path, layout: CorpusLayout | None = None
 def _docs_and_questions(questions: list[Question], present: set[str],
                         doc_types: dict[str, str]) -> dict:
     """Marks each question whose documents are not all present ``missing_doc``, and describes
-    the documents and the questions for the manifest."""
+    the documents and the questions for the manifest (``no_gold`` counts only where there are
+    such questions, so a corpus without them keeps its manifest)."""
     for q in questions:
         if not all(d in present for d in q.gold_docs):
             q.status = STATUS_MISSING_DOC
     referenced = sorted({d for q in questions for d in q.gold_docs})
     missing_q = sorted(q.id for q in questions if q.status == STATUS_MISSING_DOC)
+    no_gold = sorted(q.id for q in questions if q.status == STATUS_NO_GOLD)
+    counts = {
+        "n_total": len(questions),
+        "n_evaluated": len(questions) - len(missing_q) - len(no_gold),
+        "n_missing_doc": len(missing_q),
+        "missing_doc_ids": missing_q,
+    }
+    if no_gold:
+        counts |= {"n_no_gold": len(no_gold), "no_gold_ids": no_gold}
     return {
         "docs": {
             "referenced": referenced,
@@ -334,12 +352,7 @@ def _docs_and_questions(questions: list[Question], present: set[str],
             "unreferenced_present": sorted(present - set(referenced)),
         },
         "doc_types": {d: doc_types[d] for d in sorted(present | set(referenced)) if d in doc_types},
-        "questions": {
-            "n_total": len(questions),
-            "n_evaluated": len(questions) - len(missing_q),
-            "n_missing_doc": len(missing_q),
-            "missing_doc_ids": missing_q,
-        },
+        "questions": counts,
     }
 
 
@@ -416,3 +429,9 @@ def read_documents(corpus_out: Path) -> dict[str, DocumentRecord]:
 def read_questions(corpus_out: Path) -> list[Question]:
     """The questions the ``corpus`` stage wrote (``corpus_out/questions.jsonl``), with status."""
     return [Question.from_dict(d) for d in read_jsonl(corpus_out / "questions.jsonl")]
+
+
+def served(questions: list[Question]) -> list[Question]:
+    """The questions the retrieval and answer stages serve: those with gold evidence (scored)
+    and those without (``no_gold``), not those whose document is missing."""
+    return [q for q in questions if q.status in SERVED]

@@ -36,6 +36,8 @@ class Retriever(ABC):
         """Top-k chunks per question; ``allowed[qid]`` restricts candidates to those rows."""
         if k <= 0:
             raise ValueError(f"k must be positive, got {k}")
+        if not queries:  # a corpus without questions: nothing to score (and no matrix to stack)
+            return {}
         qids = sorted(queries)
         texts = [queries[q] for q in qids]
         if allowed is None:

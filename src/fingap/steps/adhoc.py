@@ -125,6 +125,8 @@ def check_method(method: str) -> str:
 
 def choose_fold(qid: str, doc: str | None, folds: dict) -> tuple[int, str]:
     """(fold, why): the model fold that scores a question (see the module docstring)."""
+    if "no_gold" in folds:  # a corpus without gold evidence: one fold, nothing trained
+        return 0, "the one fold of a corpus without gold evidence"
     own = fold_of_question(folds)
     if qid in own:
         return own[qid], "the question's own cross-validation fold"
@@ -214,10 +216,22 @@ class AdHocRetriever:
                 hedged = ctx.hedged_questions() if method.endswith("_hedged") else {}
                 routed |= {qid: docs + ([hedged[qid]] if qid in hedged else [])
                            for qid, docs in ctx.routed_docs().items()}
+        fallback = self._no_gold_fallback()
         prov = {q.id: {"method": self.method, "ran": resolved[q.id], "fold": chosen[q.id][0],
-                       "fold_reason": chosen[q.id][1]} |
+                       "fold_reason": chosen[q.id][1]} | fallback |
                 ({"routed_docs": routed[q.id]} if q.id in routed else {}) for q in questions}
         return run, prov
+
+    def _no_gold_fallback(self) -> dict:
+        """What fingap best fell back to on a corpus without gold evidence (select_best's
+        report), for the provenance; {} otherwise."""
+        no_gold = (self._selection or {}).get("no_gold")
+        if not no_gold:
+            return {}
+        named = {c: m for c, m in no_gold["models"].items() if m}
+        models = ", ".join(f"{c}: {m}" for c, m in sorted(named.items())) or "the base models"
+        return {"fallback": f"no gold evidence to choose on: best.no_gold = {no_gold['method']} "
+                            f"with {models}, untrained here"}
 
     def _resolve(self, fold: int) -> str:
         """The method that runs for a fold (``fold_method``)."""

@@ -34,7 +34,7 @@ from ..evaluation.scoring import METRICS_GENERATED
 from ..evaluation.selective import plot_risk_coverage, selective_metrics, write_curves_csv
 from ..evaluation.stats import paired_bootstrap
 from ..evaluation.strict_accuracy import single_number_gold, strict_match
-from ..ingestion.corpus import STATUS_EVALUATED, Question
+from ..ingestion.corpus import SERVED, STATUS_EVALUATED, Question
 from ..ingestion.extract import read_page_texts
 from ..ingestion.numbers import SCALES
 
@@ -248,8 +248,10 @@ def run_answer(params: dict, generate_params: dict, questions_path: Path, pages_
     """``own_sets``: the project's own question files by name ("heldout", "dev"), answered
     under Oracle-Page and reported apart from FinanceBench's questions."""
     ap = validate_answer(params, generate_params)
-    questions = {q.id: q for q in (Question.from_dict(d) for d in read_jsonl(questions_path))
-                 if q.status == STATUS_EVALUATED}
+    # every served question is answered; those with gold evidence are scored
+    served = {q.id: q for q in (Question.from_dict(d) for d in read_jsonl(questions_path))
+              if q.status in SERVED}
+    questions = {i: q for i, q in served.items() if q.status == STATUS_EVALUATED}
     inputs_by_run = {}
     for method, cond in ap["runs"]:  # every input must exist before work starts
         path = per_question_dir / f"{method}__{cond}.jsonl"
@@ -272,16 +274,18 @@ def run_answer(params: dict, generate_params: dict, questions_path: Path, pages_
         agent = Agent(store, texts, vocab, ap["gate"], ap["max_follow_ups"], ap["gate_params"],
                       ap["llm_figures"], ap["resolver"])
         for (method, cond), path in inputs_by_run.items():
-            per_q = [r for r in read_jsonl(path) if r["question_id"] in questions]
+            per_q = [r for r in read_jsonl(path) if r["question_id"] in served]
             pages = {r["question_id"]: retrieved_pages(r, ap["k"]) for r in per_q}
             records = []
             for r in per_q:
-                q = questions[r["question_id"]]
+                q = served[r["question_id"]]
                 rec = agent.answer(q.id, q.question, pages[q.id], r.get("answer") or "",
                                    doc_type=q.doc_type)
                 records.append(_with_scale(rec))
             write_jsonl(out_dir / f"{method}__{cond}.jsonl", records)
-            rows = score_answers(records, questions, annotated, pages, texts)
+            per_q = [r for r in per_q if r["question_id"] in questions]
+            rows = score_answers([r for r in records if r["question_id"] in questions],
+                                 questions, annotated, pages, texts)
             agg = aggregate_answer_scores(rows)
             mg = [r for r in rows if r["question_type"] == METRICS_GENERATED]
             agg["selective"], curves[f"{method}/{cond}"] = _selective(mg)
@@ -298,6 +302,8 @@ def run_answer(params: dict, generate_params: dict, questions_path: Path, pages_
                     report["vs_llm_only"].setdefault(method, {}).setdefault(cond, {})[subset] = \
                         paired_bootstrap([float(x["correct"]) for x in sel],
                                          [llm[x["question_id"]] for x in sel])
+            if len(served) > len(questions):  # only then: FinanceBench keeps its report
+                agg["n_answered_unscored"] = len(records) - len(rows)
             log.info("answer %s/%s: %s", method, cond, agg)
         report["own_sets"] = [name for name, path in own_sets.items() if path.exists()]
         for name in report["own_sets"]:

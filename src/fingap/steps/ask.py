@@ -205,4 +205,6 @@ def provenance_line(prov: dict) -> str:
         out += f", fold {prov['fold']} ({prov['fold_reason']})"
     if prov.get("routed_docs"):
         out += f"; routed to {', '.join(prov['routed_docs'])}"
+    if prov.get("fallback"):
+        out += f"; {prov['fallback']}"
     return out

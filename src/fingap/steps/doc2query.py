@@ -46,6 +46,10 @@ def run_doc2query(d2q_params: dict, hn_params: dict, llm_params: dict, corpus_ou
 
             for f, train_q in fold_training_sets(read_json(folds_path), questions):
                 fold = f["fold"]
+                if not f["train_docs"]:  # no gold evidence: no fold trains, nothing to ask
+                    report["folds"].append({"fold": fold, "questions": 0,
+                                            "rejected_replies": 0, "documents": 0})
+                    continue
                 _, val_q = split_validation(train_q, hn.val_fraction, hn.seed + fold)
                 val_docs = {q.doc for q in val_q}
                 made, rejected = generate_questions(

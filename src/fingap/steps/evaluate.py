@@ -10,7 +10,13 @@ from pathlib import Path
 from ..core.io import read_json, read_jsonl, write_json, write_jsonl, write_text
 from ..core.params import ParamError, require_int
 from ..core.runs import read_run
-from ..evaluation.scoring import ChunkLookup, aggregate, breakdown, score_run
+from ..evaluation.scoring import (
+    ChunkLookup,
+    aggregate,
+    breakdown,
+    score_run,
+    unscored_records,
+)
 from ..ingestion import corpus as corpus_mod
 from ..ingestion.corpus import Question, read_questions
 from ..retrieval.conditions import CONDITIONS
@@ -20,6 +26,9 @@ log = logging.getLogger("fingap")
 
 # ---------------------------------------------------------------- evaluate
 STATUS_EXTRACTION_FAILED = "extraction_failed"
+NOT_SCORED = {corpus_mod.STATUS_NO_GOLD: "no gold evidence: retrieved and answered, not scored"}
+NO_GOLD_METRICS = ("no question has gold evidence, so no retrieval metric: every run and answer "
+                   "is written, nothing is scored")
 
 
 def mark_failed_documents(questions: list[Question], errors_path: Path) -> dict[str, str]:
@@ -57,8 +66,9 @@ def run_evaluate(params: dict, corpus_out: Path, chunks_path: Path, runs_dir: Pa
     failed = mark_failed_documents(questions, errors_path)
     write_jsonl(unanswerable_path, (
         {"question_id": q.id, "doc": q.doc, "status": q.status,
-         "reason": failed.get(q.doc, "PDF not in the corpus")}
+         "reason": NOT_SCORED.get(q.status) or failed.get(q.doc, "PDF not in the corpus")}
         for q in questions if q.status != corpus_mod.STATUS_EVALUATED))
+    scored = any(q.status == corpus_mod.STATUS_EVALUATED for q in questions)
     chunks = read_jsonl(chunks_path)
     lookup = ChunkLookup.of_chunks(chunks)
     metrics: dict = {}
@@ -71,22 +81,28 @@ def run_evaluate(params: dict, corpus_out: Path, chunks_path: Path, runs_dir: Pa
             path = runs_dir / method / f"{cond}.json"
             if not path.exists():
                 raise FileNotFoundError(f"{path}: no run for method {method!r}, condition {cond!r}")
-            records = score_run(questions, read_run(path), lookup, k)
+            run = read_run(path)
+            records = score_run(questions, run, lookup, k)
+            unscored = unscored_records(questions, run, lookup, k)
             answers_path = None if answers_dir is None else answers_dir / f"{method}__{cond}.jsonl"
             if answers_path is not None and answers_path.exists():
                 answers = {r["question_id"]: r for r in read_jsonl(answers_path)}
                 add_answer_scores(records, answers, questions)
-                generation[(method, cond)] = aggregate_answers(records)
+                for r in unscored:  # the answer, for the answer stage; no gold to score it
+                    a = answers[r["question_id"]]
+                    r.update({"answer": a["answer"], "answer_error": a.get("error")})
+                if records:
+                    generation[(method, cond)] = aggregate_answers(records)
             per_question[(method, cond)] = records
-            write_jsonl(per_question_dir / f"{method}__{cond}.jsonl", records)
-            metrics.setdefault(method, {})[cond] = aggregate(records, k)
+            write_jsonl(per_question_dir / f"{method}__{cond}.jsonl", records + unscored)
+            metrics.setdefault(method, {})[cond] = aggregate(records, k) if scored else {"n": 0}
             metrics[method][cond].update(generation.get((method, cond), {}))
             by_qtype.setdefault(method, {})[cond] = breakdown(records, "question_type", k)
             by_dtype.setdefault(method, {})[cond] = breakdown(records, "doc_type", k)
     out = dict(metrics)
     out["oracle_gap"] = {
         m: metrics[m]["oracle_doc"][f"PageRec@{k}"] - metrics[m]["standard"][f"PageRec@{k}"]
-        for m in methods if {"oracle_doc", "standard"} <= set(metrics[m])
+        for m in methods if scored and {"oracle_doc", "standard"} <= set(metrics[m])
     }
     out["questions"] = {
         "n_total": len(questions),
@@ -95,15 +111,29 @@ def run_evaluate(params: dict, corpus_out: Path, chunks_path: Path, runs_dir: Pa
         "n_failed_extraction": sum(q.status == STATUS_EXTRACTION_FAILED for q in questions),
         "n_docs_failed": len(failed),
     }
+    n_no_gold = sum(q.status == corpus_mod.STATUS_NO_GOLD for q in questions)
+    if n_no_gold:  # only then: a corpus without such questions keeps its metrics file
+        out["questions"]["n_no_gold"] = n_no_gold
+    if not scored:
+        out["no_gold"] = NO_GOLD_METRICS
     from .tracking import dataset_digest
 
     out["dataset_sha256"] = dataset_digest(manifest)
     out["extraction"] = read_json(extract_report)
     out["chunks"] = read_json(chunk_report)
-    out["comparisons"] = compare_runs(params, per_question, k)
+    out["comparisons"] = compare_runs(params, per_question, k) if scored else {}
     breakdowns = {"question_type": by_qtype, "doc_type": by_dtype}
     write_json(metrics_path, out)
     write_json(breakdown_path, breakdowns)
+    if not scored:
+        write_text(table_path, f"# Retrieval\n\n{NO_GOLD_METRICS}.\n")
+        if plots_dir is not None:
+            from ..evaluation.figures import plot_nothing_scored, write_rows_csv
+
+            write_rows_csv(plots_dir / "by_question_type.csv", [],
+                           ["method", "question_type", f"DocRec@{k}", f"PageRec@{k}", "n"])
+            plot_nothing_scored(plots_dir / "by_question_type.png", NO_GOLD_METRICS)
+        return out
     write_text(table_path, render_retrieval_report(out, breakdowns, methods, k))
     if plots_dir is not None:
         from ..evaluation.figures import (

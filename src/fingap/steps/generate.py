@@ -21,7 +21,7 @@ from ..core.runs import read_run
 from ..core.text_tokens import tokenize
 from ..generation.answering import count_errors, generate_answers
 from ..generation.llm import open_llm
-from ..ingestion.corpus import STATUS_EVALUATED, Question
+from ..ingestion.corpus import Question, served
 
 log = logging.getLogger("fingap")
 
@@ -66,7 +66,7 @@ def run_generate(params: dict, questions_path: Path, chunks_path: Path, runs_dir
                  out_dir: Path, cache_path: Path, report_path: Path) -> dict:
     gp = validate_generate(params["generate"])
     questions = [Question.from_dict(d) for d in read_jsonl(questions_path)]
-    queries = {q.id: q.question for q in questions if q.status == STATUS_EVALUATED}
+    queries = {q.id: q.question for q in served(questions)}
     run_paths = {}
     for method, cond in gp["runs"]:  # every run must exist before the first LLM call
         path = runs_dir / method / f"{cond}.json"

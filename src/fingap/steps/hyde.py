@@ -18,7 +18,7 @@ from ..core.io import read_jsonl, write_json, write_jsonl
 from ..core.params import ParamError, require_choice, require_int
 from ..generation.hyde import hyde_for_questions, multi_hyde_for_questions
 from ..generation.llm import open_llm
-from ..ingestion.corpus import STATUS_EVALUATED, Question
+from ..ingestion.corpus import Question, served
 
 log = logging.getLogger("fingap")
 
@@ -43,10 +43,10 @@ def validate_hyde(params: dict) -> dict:
 
 def run_hyde(params: dict, questions_path: Path, out_dir: Path, cache_path: Path,
              report_path: Path) -> dict:
-    """Generate HyDE and Multi-HyDE texts for every evaluated question (cached on disk)."""
+    """Generate HyDE and Multi-HyDE texts for every served question (cached on disk)."""
     hp = validate_hyde(params["hyde"])
     questions = [Question.from_dict(d) for d in read_jsonl(questions_path)]
-    queries = {q.id: q.question for q in questions if q.status == STATUS_EVALUATED}
+    queries = {q.id: q.question for q in served(questions)}
     gen = {"seed": hp["seed"], "temperature": hp["temperature"],
            "max_new_tokens": hp["max_new_tokens"]}
     with open_llm(params["llm"], cache_path) as llm:

@@ -37,9 +37,10 @@ def run_corpus(params: dict, out_dir: Path, root: Path = Path(".")) -> dict:
     write_jsonl(out_dir / "questions.jsonl", (q.to_dict() for q in questions))
     write_jsonl(out_dir / "documents.jsonl", (d.to_dict() for d in documents.values()))
     write_json(out_dir / "manifest.json", manifest)
-    log.info("corpus %s: %d questions (%d evaluated, %d missing doc), %d PDFs", corpus_dir,
-             manifest["questions"]["n_total"], manifest["questions"]["n_evaluated"],
-             manifest["questions"]["n_missing_doc"], len(manifest["docs"]["present"]))
+    counts = manifest["questions"]
+    log.info("corpus %s: %d questions (%d evaluated, %d without gold evidence, %d missing doc), "
+             "%d PDFs", corpus_dir, counts["n_total"], counts["n_evaluated"],
+             counts.get("n_no_gold", 0), counts["n_missing_doc"], len(manifest["docs"]["present"]))
     return manifest
 
 

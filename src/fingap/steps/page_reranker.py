@@ -29,6 +29,8 @@ from ..training.folds import (
     fold_metadata,
     fold_training_record,
     fold_training_sets,
+    untrained_fold_model,
+    untrained_fold_record,
 )
 from ..training.hard_negatives import mine_negatives, rank_by_scores, split_validation
 from ..training.page_reranker import (
@@ -62,6 +64,7 @@ def run_train_page_reranker(params: dict, paths: Mapping[str, Path], models_dir:
     them), early-stopped on MRR over the scorer's top ``page_reranker.candidates`` pages."""
     from sentence_transformers.cross_encoder.evaluation import CrossEncoderRerankingEvaluator
 
+    from ..retrieval.reranking import load_cross_encoder
     from ..training.page_reranker import VAL_NAME
     from ..training.reranker import save_cross_encoder, train_cross_encoder
 
@@ -76,6 +79,13 @@ def run_train_page_reranker(params: dict, paths: Mapping[str, Path], models_dir:
     folds, questions = read_json(paths["folds"]), read_questions(paths["corpus"])
     for f, train_q in fold_training_sets(folds, questions):
         fold = f["fold"]
+        fallback = untrained_fold_model(f, "page_reranker", cfg.model)
+        if fallback is not None:  # no gold evidence: the named (or base) model, as it is
+            out = models_dir / f"fold_{fold}"
+            save_cross_encoder(load_cross_encoder(fallback, cfg.max_length, cfg.seed), out)
+            write_json(out / "fingap_fold.json", fold_metadata(f))
+            report["folds"].append(untrained_fold_record(f, fallback, cfg.model))
+            continue
         fit_q, val_q = split_validation(train_q, hn.val_fraction, hn.seed + fold)
         used = {q.doc for q in fit_q + val_q}
         if used & set(f["test_docs"]):
@@ -148,6 +158,7 @@ def learning_curve(folds: Sequence[dict], metric: str) -> list[dict]:
     """Per epoch, over the folds that ran it: the reranked validation MRR and the first
     stage's (the same for every epoch: what the reranker must beat)."""
     base = metric.replace("_mrr@", "_base_mrr@")
+    folds = [f for f in folds if f.get("trained", True)]
     rows = []
     for e in sorted({r["epoch"] for f in folds for r in f["val_curve"]}):
         at = [r for f in folds for r in f["val_curve"] if r["epoch"] == e]

@@ -12,7 +12,7 @@ from ..core.compute import LOCAL, Compute
 from ..core.io import atomic_path, read_json, read_jsonl, write_json
 from ..core.params import ParamError
 from ..core.runs import write_run
-from ..ingestion.corpus import STATUS_EVALUATED, Question, read_questions
+from ..ingestion.corpus import STATUS_EVALUATED, Question, read_questions, served
 from ..ingestion.extract import read_page_texts
 from ..retrieval.page_ranking import (
     encode_texts,
@@ -32,6 +32,9 @@ from ..training.folds import (
     fold_of_question,
     fold_training_record,
     fold_training_sets,
+    is_no_gold,
+    untrained_fold_model,
+    untrained_fold_record,
 )
 from ..training.page_scorer import TrainConfig, save_model, train_bi_encoder, training_pairs
 
@@ -41,8 +44,12 @@ log = logging.getLogger("fingap")
 # ---------------------------------------------------------------- folds
 def run_folds(params: dict, corpus_out: Path, out_path: Path) -> dict:
     folds = assign_folds(read_questions(corpus_out), params.get("n_folds"),
-                         int(params.get("seed", 0)))
+                         int(params.get("seed", 0)), params.get("no_gold_models"))
     write_json(out_path, folds)
+    if is_no_gold(folds):
+        log.warning("folds: %s; one fold serves the %d questions with the models of "
+                    "folds.no_gold_models (the base model where empty)", folds["no_gold"],
+                    len(folds["folds"][0]["serve_questions"]))
     log.info("folds: %s test questions per fold",
              [len(f["test_questions"]) for f in folds["folds"]])
     return folds
@@ -57,10 +64,17 @@ def run_train(params: dict, corpus_out: Path, pages_path: Path, folds_path: Path
     pages = read_page_texts(pages_path)
     report: dict = {"config": vars(cfg), "max_chars": cfg.max_chars, "folds": []}
     for f, train_q in fold_training_sets(read_json(folds_path), read_questions(corpus_out)):
+        out = models_dir / f"fold_{f['fold']}"
+        fallback = untrained_fold_model(f, "page_scorer", cfg.model)
+        if fallback is not None:  # no gold evidence: the named (or base) model, as it is
+            save_model(load_bi_encoder(fallback, cfg.max_seq_length), out)
+            write_json(out / "fingap_fold.json", fold_metadata(f))
+            report["folds"].append(untrained_fold_record(f, fallback, cfg.model))
+            log.warning("fold %d: no training (no gold evidence); model %s", f["fold"], fallback)
+            continue
         pairs = training_pairs(train_q, pages, cfg.max_chars)
         model, res = train_bi_encoder(pairs, cfg, seed=cfg.seed + f["fold"], report_to=report_to,
                                       run_name=f"fold_{f['fold']}")
-        out = models_dir / f"fold_{f['fold']}"
         save_model(model, out)
         write_json(out / "fingap_fold.json", fold_metadata(f))
         report["folds"].append(fold_training_record(f, res, n_pairs=res.n_pairs))
@@ -141,7 +155,7 @@ def run_page_retrieve(method: str, variant: str, P: int, params: dict, train_par
     k, conditions = validate_retrieve(retrieve_params)
     chunk_method = params.get("chunk_retriever", "dense")
     all_questions = read_questions(corpus_out)
-    questions = [q for q in all_questions if q.status == STATUS_EVALUATED]
+    questions = served(all_questions)
     folds = read_json(folds_path)
     check_folds(folds, all_questions)
     chunks = read_jsonl(chunks_path)
@@ -173,8 +187,9 @@ def run_page_retrieve(method: str, variant: str, P: int, params: dict, train_par
                                [p for _, p in chunk_keys])
         run = page_then_chunk(ranked, P, retriever, queries, k, chunk_keys, allowed)
         write_run(out_dir / f"{cond}.json", run)
-        report["conditions"][cond] = page_ranking_quality(questions, ranked, fold_of,
-                                                          sorted({5, 10, 20, P}))
+        report["conditions"][cond] = page_ranking_quality(
+            [q for q in questions if q.status == STATUS_EVALUATED], ranked, fold_of,
+            sorted({5, 10, 20, P}))
     write_json(report_path, report)
     return report
 
@@ -182,8 +197,10 @@ def run_page_retrieve(method: str, variant: str, P: int, params: dict, train_par
 def page_ranking_quality(questions: list[Question], ranked: dict, fold_of: dict[str, int],
                          cutoffs: list[int]) -> dict:
     """PageRec@n of the page ranking and MRR of the first gold page (0 beyond the largest
-    cutoff), overall and per fold."""
+    cutoff), overall and per fold, over the questions with gold evidence."""
     def summarise(qs):
+        if not qs:  # no gold evidence: nothing to score
+            return {"n": 0}
         row = {f"PageRec@{n}": float(np.mean([page_recall_at(q.gold_pages,
                                                              [k for k, _ in ranked[q.id]], n)
                                               for q in qs])) for n in cutoffs}
@@ -194,7 +211,7 @@ def page_ranking_quality(questions: list[Question], ranked: dict, fold_of: dict[
         return row
 
     out = {"overall": summarise(questions)}
-    for f in sorted(set(fold_of.values())):
+    for f in sorted({fold_of[q.id] for q in questions}):
         out[f"fold_{f}"] = summarise([q for q in questions if fold_of[q.id] == f])
     return out
 

@@ -31,6 +31,8 @@ from ..training.folds import (
     fold_metadata,
     fold_training_record,
     fold_training_sets,
+    untrained_fold_model,
+    untrained_fold_record,
 )
 from ..training.hard_negatives import (
     MINERS,
@@ -243,6 +245,14 @@ def run_train_hn(train_params: dict, hn_params: dict, corpus_out: Path, pages_pa
     llm_questions = read_jsonl(doc2query_path) if doc2query_path is not None else []
     for f, train_q in fold_training_sets(read_json(folds_path), questions):
         fold = f["fold"]
+        fallback = untrained_fold_model(f, "page_scorer_hn", train.model)
+        if fallback is not None:  # no gold evidence: the named (or base) model, as it is
+            out = models_dir / f"fold_{fold}"
+            save_model(load_bi_encoder(fallback, train.max_seq_length), out)
+            write_json(out / "fingap_fold.json", fold_metadata(f, validation_docs=[]))
+            report["folds"].append(untrained_fold_record(f, fallback, train.model))
+            log.warning("fold %d: no training (no gold evidence); model %s", fold, fallback)
+            continue
         fit_q, val_q = split_validation(train_q, cfg.val_fraction, cfg.seed + fold)
         synthetic = synthetic_pairs_questions(
             facts, company_of, f, {q.doc for q in val_q}, cfg.synthetic_per_doc,
@@ -318,7 +328,9 @@ def run_train_hn_stage(params: dict, whole_pages: bool, name: str, corpus_out: P
 
 
 def epochs_study(folds: list[dict], metric: str) -> dict:
-    """Validation quality and training cost per epoch, averaged over the folds that ran it."""
+    """Validation quality and training cost per epoch, averaged over the folds that ran it
+    (a fold that trained nothing, for want of gold evidence, has no curve)."""
+    folds = [f for f in folds if f.get("trained", True)]
     rows = []
     for e in sorted({r["epoch"] for f in folds for r in f["val_curve"]}):
         at = [r for f in folds for r in f["val_curve"] if r["epoch"] == e]

@@ -30,7 +30,7 @@ def run_retrieve(method: str, params: dict, method_params: dict, corpus_out: Pat
                  chunks_path: Path, index_dir: Path, out_dir: Path,
                  cache_path: Path | None = None) -> None:
     k, conditions = validate_retrieve(params)
-    questions = [q for q in read_questions(corpus_out) if q.status == corpus_mod.STATUS_EVALUATED]
+    questions = corpus_mod.served(read_questions(corpus_out))
     chunks = read_jsonl(chunks_path)
     retriever = load_retriever(method, method_params, index_dir, cache_path, params)
     if retriever.ids != [c["chunk_id"] for c in chunks]:

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..core.io import read_jsonl, write_json, write_jsonl
 from ..core.params import ParamError, require_int
-from ..ingestion.corpus import STATUS_EVALUATED, read_documents, read_questions
+from ..ingestion.corpus import STATUS_EVALUATED, read_documents, read_questions, served
 from ..ingestion.extract import read_page_texts
 from ..retrieval.doc_routing import (
     CoverRecord,
@@ -79,8 +79,9 @@ def run_route_docs(params: dict, corpus_out: Path, pages_path: Path,
                                   for doc in sorted(pages)])
     if summaries == "llm":
         covers = llm_summaries(covers, first, llm_params, cache_path)
-    questions = [q for q in read_questions(corpus_out) if q.status == STATUS_EVALUATED]
-    ranking = ranking_for({q.id: q.question for q in questions}, covers, weights, keep)
+    every = served(read_questions(corpus_out))  # routed; scored below only with gold
+    ranking = ranking_for({q.id: q.question for q in every}, covers, weights, keep)
+    questions = [q for q in every if q.status == STATUS_EVALUATED]
     write_jsonl(out_dir / "covers.jsonl", (c.to_dict() for c in covers))
     write_json(out_dir / "ranking.json", ranking)
 

@@ -229,7 +229,8 @@ def log_fold_models(report: dict, models_dir: Path, run_id: str) -> None:
     client = mlflow.MlflowClient()
     for fold in report["folds"]:
         f = fold["fold"]
-        client.log_metric(run_id, f"fold_{f}.seconds", fold["seconds"])
+        if "seconds" in fold:  # a fold that trained nothing (no gold evidence) has no time
+            client.log_metric(run_id, f"fold_{f}.seconds", fold["seconds"])
         model_dir = models_dir / f"fold_{f}"
         if model_dir.exists():
             client.log_artifacts(run_id, str(model_dir), artifact_path=f"models/fold_{f}")

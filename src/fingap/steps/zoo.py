@@ -19,7 +19,7 @@ import numpy as np
 from ..core.io import read_json, read_jsonl, write_json
 from ..core.params import ParamError, require_int
 from ..core.runs import Run, write_run
-from ..ingestion.corpus import STATUS_EVALUATED, Question, read_questions
+from ..ingestion.corpus import Question, read_questions, served
 from ..retrieval.conditions import allowed_rows
 from ..retrieval.fusion import rrf
 from ..retrieval.query_expansion import expand
@@ -51,7 +51,7 @@ HEAD_METHODS = ("page_reranker", "page_maxsim")
 
 def _questions(paths: dict) -> tuple[list[Question], list[Question]]:
     allq = read_questions(paths["corpus"])
-    return allq, [q for q in allq if q.status == STATUS_EVALUATED]
+    return allq, served(allq)
 
 
 # ---------------------------------------------------------------- first-stage retrievers
@@ -603,7 +603,8 @@ def run_method(method: str, params: dict, out_dir: Path, paths: dict = PATHS) ->
     timing = {}
     for cond in ctx.conditions:
         t0 = time.perf_counter()
-        run = METHODS[method](ctx, cond)
+        # a corpus without questions: an empty run, no model or passage read
+        run = METHODS[method](ctx, cond) if ctx.queries else {}
         timing[cond] = round(time.perf_counter() - t0, 2)
         missing = set(ctx.queries) - set(run)
         if missing:
@@ -622,7 +623,7 @@ def run_page_heads(method: str, params: dict, out_path: Path, paths: dict = PATH
     ctx = Context(params, paths)
     out = {"method": method, "candidates": ctx.head_candidates(method), "conditions": {}}
     for cond in ctx.conditions:
-        head = ctx.page_head(method, cond)
+        head = ctx.page_head(method, cond) if ctx.queries else {}
         missing = set(ctx.queries) - set(head)
         if missing:
             raise RuntimeError(f"{method}/{cond}: no head for {len(missing)} questions")
