@@ -437,3 +437,20 @@ def test_column_heads_after_rows_start_a_table_without_periods(tmp_path):
     pt = _page_right(tmp_path, texts, xs)
     assert {f.label for f in pt.facts} == {"Service cost", "Interest cost"}
     assert pt.skipped["value row without a period header"] == 2
+
+
+def test_years_inside_a_long_label_open_no_new_table(tmp_path):
+    """A label that runs into the value area and names years ("net of refunds of $24, $30
+    and $22 in 2022, 2021") is a label, not the header of a new table: the rows after it keep
+    the statement's three columns instead of being dropped against a two-year 'header'."""
+    pt = _facts(tmp_path, [dict(
+        title="Consolidated Statements of Cash Flows", years=["2022", "2021", "2020"],
+        col_x=(420.0, 470.0, 520.0), rows=[
+            ("Net income", ["709", "621", "565"]),
+            ("Advances and contributions in aid of construction, net of refunds of $24, $30 "
+             "and $22 in 2022, 2021", None),
+            ("and 2020, respectively", ["28", "26", "21"]),
+            ("Dividends paid", ["(389)", "(353)", "(319)"])])])
+    assert pt.n_tables == 1 and not pt.skipped
+    assert _by(pt, "Dividends paid") == {(2022, "12M"): -389, (2021, "12M"): -353,
+                                         (2020, "12M"): -319}

@@ -214,7 +214,8 @@ def page_tables(doc: str, page: int, raw_words: list[tuple], text: str) -> PageT
     rows_of: dict[int, list[list[Fact]]] = {}
     captioned: set[int] = set()    # tables with a scale caption of their own
     for i, ln in enumerate(lines):
-        years = None if running_text(ln) else header_cells(ln, value_left)
+        years = None if running_text(ln) else header_cells(
+            ln, value_left, in_table=columns is not None and rows_in_table > 0)
         if years is not None and not ln.label.strip(" ,") or (
                 years is not None and len(years) >= 2):
             # a title between the previous table and this header names this table's statement

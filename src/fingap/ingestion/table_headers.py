@@ -47,11 +47,22 @@ class Column:
     change: bool = False     # a change column ("% Change", "2017 vs. 2016"): no period value
 
 
-def header_cells(line: Line, value_left: float) -> list[tuple[Word, int | None]] | None:
+# a run of this many words, started left of the values, is a label's text
+LABEL_RUN_WORDS = 5
+
+
+def header_cells(line: Line, value_left: float, in_table: bool = False
+                 ) -> list[tuple[Word, int | None]] | None:
     """The header cells of a line, or None if the line is not a header line: each a word and
     its year, or None for a change column ("% Change", "2017 vs. 2016", whose years are the
-    compared periods, not a column's own)."""
-    area = [w for w in line.words if w.x1 >= value_left]
+    compared periods, not a column's own). ``in_table``: the line sits among a table's rows,
+    where years inside a label's own words ("net of refunds of $24, $30 and $22 in 2020,
+    2019"), in a run of text that starts left of the values and reaches into their area, are
+    part of that label, not the header of a new table."""
+    in_label = {id(line.words[k]) for a, b in line_cells(line.words)
+                if in_table and b - a >= LABEL_RUN_WORDS and line.words[a].x0 < value_left
+                for k in range(a, b)}
+    area = [w for w in line.words if w.x1 >= value_left and id(w) not in in_label]
     cells: list[tuple[Word, int | None]] = []
     k = 0
     while k < len(area):
