@@ -140,20 +140,41 @@ def main() -> None:
                     env={**os.environ, "RAY_DEDUP_LOGS": "0"})
                 if done.returncode != 0:
                     raise SystemExit(f"{work} {size} {engine} failed:\n{done.stderr[-3000:]}")
-                rows.append(json.loads(done.stdout.strip().splitlines()[-1]))
+                rows.append({**json.loads(done.stdout.strip().splitlines()[-1]),
+                             "cpu": _cpu_model()})
                 print(json.dumps(rows[-1]), flush=True)
+                # saved row by row: an interrupted run keeps what it measured
+                save_rows(args.out, rows)
+
+
+def save_rows(out: Path, rows: list[dict]) -> None:
+    """Merge ``rows`` into the ``scale`` section: a run replaces the rows of the (work, size,
+    engine) it measured and keeps the others, so sizes can be measured in separate quiet runs."""
     from fingap.core.io import read_json, update_json_section
 
-    # a run replaces the rows of the (work, size, engine) it measured and keeps the others, so
-    # the sizes can be measured in separate quiet runs
     measured = {(r["work"], r["size"], r["engine"]) for r in rows}
-    kept = [r for r in (read_json(args.out).get("scale", {}).get("rows", [])
-                        if args.out.exists() else [])
+    kept = [r for r in (read_json(out).get("scale", {}).get("rows", []) if out.exists() else [])
             if (r["work"], r["size"], r["engine"]) not in measured]
-    rows = sorted(kept + rows, key=lambda r: (r["work"], r["size"], list(ENGINES).index(
+    merged = sorted(kept + rows, key=lambda r: (r["work"], r["size"], list(ENGINES).index(
         r["engine"])))
-    update_json_section(args.out, "scale", {
-        "machine": f"{os.cpu_count()} CPUs", "rows": rows, "seconds_per_1000_pages": growth(rows)})
+    update_json_section(out, "scale", {
+        "machine": f"{os.cpu_count()} CPUs", "rows": merged,
+        "seconds_per_1000_pages": growth(merged)})
+
+
+def _cpu_model() -> str:
+    """The CPU's model name and count, so rows measured on different machines are told apart."""
+    model = "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    flags = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").exists() else ""
+    amx = " (AMX)" if "amx_tile" in flags else ""
+    return f"{os.cpu_count()} x {model}{amx}"
 
 
 def _corpus_pdfs() -> Path:
