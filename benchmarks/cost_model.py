@@ -187,7 +187,7 @@ def markdown(bench: dict) -> str:
     line("all 11 page indexes, exact fp32",
          lambda c: f"{c['page_index_gb']['all_page_indexes_exact_fp32']:g} GB")
     line("dense chunk index, exact fp32", lambda c: f"{c['chunk_index_gb_exact_fp32']:g} GB")
-    line("an exact query of one page index (numpy, one core)",
+    line("an exact query of one page index (a numpy matrix product, 2 cores)",
          lambda c: f"{c.get('exact_query_ms_per_page_index', 0):g} ms")
     return "\n".join(out)
 
