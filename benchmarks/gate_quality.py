@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+from dataclasses import asdict
 from pathlib import Path
 
 from fingap.answers.agent import Agent
@@ -159,7 +160,7 @@ def main() -> None:
     args = parser.parse_args()
     texts = read_page_texts(ROOT / "data/pages/pages.jsonl")
     params = load_params(ROOT / "params.yaml")["answer"]
-    out = {"gate": gate_params(params).__dict__, "sets": {}}
+    out = {"gate": asdict(gate_params(params)), "sets": {}}
     with FactStore(ROOT / "data/facts/facts.sqlite") as store:
         agent = Agent(store, texts, gate="flag", gate_params=gate_params(params))
         for name in args.sets:

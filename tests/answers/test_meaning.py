@@ -503,3 +503,71 @@ def test_a_maturity_asked_of_a_line_item_printed_with_one(gate):
     # receivables have no current variant on the page: they are current already
     assert not gate.prints_horizon("receivables due within a year",
                                    total | {"label": "Accounts receivable, net"})
+
+
+def test_a_company_named_by_its_first_words_is_not_a_left_over_word():
+    """"American Water" is American Water Works Company, Inc., shortened; one first word alone
+    ("American") is no name."""
+    from fingap.answers.meaning import company_keys, company_positions
+
+    doc, companies = "awk-2020", {"awk-2020": "American Water Works Company, Inc."}
+    assert {"americanwater", "americanwaterworks"} <= company_keys(doc, companies)
+    assert "american" not in company_keys(doc, companies)
+    words = "how much did american water earn".split()
+    assert company_positions(words, {doc}, companies) == {3, 4}
+
+
+def test_a_row_is_read_as_the_page_prints_it():
+    """An amount printed inside a label is an aside: the label before its clause is a form the
+    gate's label check scores a row by, beside the label itself."""
+    from fingap.answers.meaning import printed_forms
+
+    assert printed_forms("Long-term debt (included $78,609 and $72,281 at fair value)") == [
+        "Long-term debt (included $78,609 and $72,281 at fair value)", "Long-term debt"]
+    assert printed_forms("Accounts receivable, net of allowance for uncollectible accounts of "
+                         "$60 and $75, respectively")[1] == "Accounts receivable"
+    assert printed_forms("Trade receivables, net of allowances - $46 and $41")[1] == \
+        "Trade receivables, net of allowances"
+    assert printed_forms("Cost of revenues") == ["Cost of revenues"]
+    assert printed_forms("$ change") == ["$ change"]
+
+
+def test_a_label_with_printed_amounts_passes_by_its_line_item(gate):
+    from fingap.answers.question import parse_question
+
+    pq = parse_question("What were the accounts receivable in 2022?")
+    label = "Accounts receivable, net of allowance of $60 and $75, respectively"
+    gate._pages[("acme-2022", 7)] = [
+        {"doc": "acme-2022", "page": 7, "label": lab, "label_norm": lab.lower(),
+         "concept": None, "year": 2022, "value": v}
+        for lab, v in ((label, 900.0), ("Inventories", 500.0))]
+    inp = {"doc": "acme-2022", "page": 7, "year": 2022, "name": "accounts_receivable__fy2022",
+           "concept": "accounts_receivable", "label": label, "value": 900.0}
+    score, lead = gate.label_score("accounts_receivable", pq, inp)
+    assert score > gate.matcher.scores(["accounts receivable"], [label])[0]
+    assert score >= gate.params.label_threshold and lead <= gate.params.label_margin
+    # the neighbour cited for it is still caught
+    _, lead = gate.label_score("accounts_receivable", pq, inp | {"label": "Inventories",
+                                                                 "value": 500.0})
+    assert lead > 0
+
+
+def test_inputs_from_two_printings_of_one_statement_are_withheld():
+    """Payables from the balance sheet (page 51) and inventory from a balance sheet 42 pages on
+    (a parent-only one) are two statements; a balance sheet over two facing pages is one, and
+    different statements may sit anywhere."""
+    from fingap.answers.meaning import two_statements_reason
+
+    def inp(name, page, statement):
+        return {"name": name, "doc": "acme-2023", "page": page, "statement": statement}
+
+    payables = inp("accounts_payable__fy2023", 51, "balance_sheet")
+    reason = two_statements_reason([payables, inp("inventory__fy2023", 93, "balance_sheet")])
+    assert reason == ("accounts_payable__fy2023 and inventory__fy2023 are read from two "
+                      "balance sheets, pages 51 and 93")
+    assert two_statements_reason([payables, inp("inventory__fy2023", 52, "balance_sheet")]) \
+        is None
+    assert two_statements_reason([payables, inp("cogs__fy2023", 49, "income"),
+                                  inp("capex__fy2023", 55, "cash_flow")]) is None
+    # a note's table is no statement printing
+    assert two_statements_reason([payables, inp("inventory__fy2023", 93, "table")]) is None

@@ -62,7 +62,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..ingestion.documents import company_name_keys
+from ..ingestion.documents import LEGAL_SUFFIXES, company_name_keys
 from .expression_checks import (
     arithmetic_reason,
     average_reason,
@@ -150,6 +150,10 @@ _QUALIFIERS = {
 }
 # "... attributable to <whom>": whose share of a line item, not which line item
 _WHOSE_SHARE = re.compile(r"\s+attributable\s+to\b.*$")
+# an amount printed inside a label ("Accounts receivable, net of allowance of $60 and $75,
+# respectively") is a disclosure aside: the line item is what comes before its clause
+_AMOUNT_IN_LABEL = re.compile(r"\$\s?\d")
+_CLAUSE_START = re.compile(r",\s|\s\(|\s[-\u2013\u2014]\s")
 _INCLUDING_NCI = re.compile(r"\bincluding\s+(?:the\s+)?(?:non-?\s?controlling|minority)", re.I)
 
 
@@ -239,6 +243,27 @@ def same_row_reason(inputs: list[dict]) -> str | None:
         if key in seen and seen[key] != inp["name"]:
             return f"{seen[key]} and {inp['name']} are the same printed row ({inp['label']!r})"
         seen.setdefault(key, inp["name"])
+    return None
+
+
+STATEMENTS = ("balance_sheet", "income", "cash_flow")
+
+
+def two_statements_reason(inputs: list[dict]) -> str | None:
+    """Inputs of one answer read from two printings of the same primary statement in a filing,
+    pages apart (a statement runs over at most two facing pages): the second is another
+    entity's or period's statement (a parent-only or guarantor balance sheet, a segment's)."""
+    pages: dict[tuple[str, str], dict[int, str]] = {}
+    for inp in inputs:
+        if inp.get("statement") in STATEMENTS:
+            pages.setdefault((inp["doc"], inp["statement"]), {}).setdefault(inp["page"],
+                                                                             inp["name"])
+    for (_, statement), named in sorted(pages.items()):
+        first, last = min(named), max(named)
+        if last - first > 1:
+            name = statement.replace("_", " ")
+            return (f"{named[first]} and {named[last]} are read from two {name}s, pages "
+                    f"{first} and {last}")
     return None
 
 
@@ -341,6 +366,20 @@ def company_key(doc: str) -> str:
     return "".join(ch for ch in re.split(r"_(?:19|20)\d\d", doc)[0].lower() if ch.isalnum())
 
 
+def printed_forms(label: str) -> list[str]:
+    """The ways a page prints a row's line item: its label, and the label before a clause
+    that prints amounts ("Long-term debt (included $78,609 ... at fair value)": "Long-term
+    debt"). (A bare label read with its section, "Diluted" under "Earnings per share", was
+    tried: it let corrupted rows from other statements pass, benchmarks/gate_quality.py.)"""
+    out = [label]
+    amount = _AMOUNT_IN_LABEL.search(label)
+    if amount:
+        cuts = [m.start() for m in _CLAUSE_START.finditer(label, 0, amount.start())]
+        if cuts and label[:cuts[-1]].strip():
+            out.append(label[:cuts[-1]].strip())
+    return out
+
+
 def company_keys(doc: str, companies: Mapping[str, str] | None = None,
                  key: Callable[[str], str] = company_key) -> set[str]:
     """The ways a question may spell a document's company: the one its name spells (``key``)
@@ -349,6 +388,11 @@ def company_keys(doc: str, companies: Mapping[str, str] | None = None,
     keys = {key(doc)}
     if companies and companies.get(doc):
         keys |= company_name_keys(companies[doc])
+        # its first words, two or more, as people shorten a name ("American Water" for
+        # American Water Works Company, Inc.)
+        core = [w for w in re.findall(r"[a-z0-9]+", companies[doc].lower())
+                if w not in LEGAL_SUFFIXES]
+        keys |= {"".join(core[:n]) for n in range(2, len(core))}
     return {k for k in keys if len(k) >= 2}
 
 
@@ -638,7 +682,12 @@ class MeaningGate:
                 normalise_phrase(phrase)
 
         phrases = [plain_phrase(x) for x in self.phrases(concept, pq)]
-        scores = self.matcher.scores(phrases, [plain(x) for x in (inp["label"], *labels)])
+        # a row scores by the best of the ways the page prints it (``printed_forms``)
+        forms = [printed_forms(x) for x in (inp["label"], *labels)]
+        flat = self.matcher.scores(phrases, [plain(f) for fs in forms for f in fs])
+        bounds = np.cumsum([0] + [len(fs) for fs in forms])
+        scores = np.array([flat[a:b].max() for a, b in zip(bounds[:-1], bounds[1:],
+                                                           strict=True)])
         if self.glossary is not None and concept.startswith(LABEL_PREFIX):
             # a described line item ("everything it owned"): a row is also judged as what its
             # concept means; only for the question's own words, since a concept operand's
@@ -858,7 +907,8 @@ class MeaningGate:
                 if reason:
                     checks.reasons.append(f"{inp['name']}: {reason}")
         for reason in (period_end_reason(question, read), store_end_reason(inputs, pq),
-                       leading_clause_reason(question, inputs), same_row_reason(inputs)):
+                       leading_clause_reason(question, inputs), same_row_reason(inputs),
+                       two_statements_reason(inputs)):
             if reason:
                 checks.reasons.append(reason)
         docs = {inp["doc"] for inp in inputs}
