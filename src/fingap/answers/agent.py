@@ -32,6 +32,7 @@ from .fact_store import FactStore
 from .label_match import LabelMatcher
 from .labels import Vocabulary, normalise_phrase
 from .meaning import (
+    PRIMARY_STATEMENTS,
     GateParams,
     MeaningGate,
     company_keys,
@@ -97,7 +98,6 @@ def _duration_ok(fact: dict, asked: str, statement: str) -> bool:
     return fact["duration"] == asked
 
 
-PRIMARY_STATEMENTS = ("income", "balance_sheet", "cash_flow")
 
 
 def rank_facts(facts: list[dict], pq: ParsedQuestion, concept_statement: str,

@@ -246,7 +246,8 @@ def same_row_reason(inputs: list[dict]) -> str | None:
     return None
 
 
-STATEMENTS = ("balance_sheet", "income", "cash_flow")
+# the statements a concept of the vocabulary lives on, beside notes' tables ("table")
+PRIMARY_STATEMENTS = ("income", "balance_sheet", "cash_flow")
 
 
 def two_statements_reason(inputs: list[dict]) -> str | None:
@@ -255,7 +256,7 @@ def two_statements_reason(inputs: list[dict]) -> str | None:
     entity's or period's statement (a parent-only or guarantor balance sheet, a segment's)."""
     pages: dict[tuple[str, str], dict[int, str]] = {}
     for inp in inputs:
-        if inp.get("statement") in STATEMENTS:
+        if inp.get("statement") in PRIMARY_STATEMENTS:
             pages.setdefault((inp["doc"], inp["statement"]), {}).setdefault(inp["page"],
                                                                              inp["name"])
     for (_, statement), named in sorted(pages.items()):
@@ -528,7 +529,7 @@ def plausibility_reason(pq: ParsedQuestion, question: str, value: float,
 def _stock(concept: str, vocab: Vocabulary, statement: str) -> bool:
     """A balance (read at an instant) rather than a flow over a period."""
     c = vocab.concepts.get(concept)
-    if c is not None and c.statement in ("balance_sheet", "income", "cash_flow"):
+    if c is not None and c.statement in PRIMARY_STATEMENTS:
         return c.statement == "balance_sheet"
     return statement == "balance_sheet"
 
@@ -684,10 +685,10 @@ class MeaningGate:
         phrases = [plain_phrase(x) for x in self.phrases(concept, pq)]
         # a row scores by the best of the ways the page prints it (``printed_forms``)
         forms = [printed_forms(x) for x in (inp["label"], *labels)]
-        flat = self.matcher.scores(phrases, [plain(f) for fs in forms for f in fs])
-        bounds = np.cumsum([0] + [len(fs) for fs in forms])
-        scores = np.array([flat[a:b].max() for a, b in zip(bounds[:-1], bounds[1:],
-                                                           strict=True)])
+        row_of = [i for i, fs in enumerate(forms) for _ in fs]
+        scores = np.zeros(len(forms))
+        np.maximum.at(scores, row_of, self.matcher.scores(phrases, [plain(f) for fs in forms
+                                                                      for f in fs]))
         if self.glossary is not None and concept.startswith(LABEL_PREFIX):
             # a described line item ("everything it owned"): a row is also judged as what its
             # concept means; only for the question's own words, since a concept operand's
