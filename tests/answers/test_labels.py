@@ -1,4 +1,4 @@
-from fingap.answers.labels import Vocabulary, normalise_label, normalise_phrase
+from fingap.answers.labels import Vocabulary, normalise_label, normalise_phrase, per_share
 
 
 def test_normalise_label_drops_marks_and_punctuation():
@@ -28,6 +28,19 @@ def test_concepts_of_printed_labels():
     assert v.concept_of("Something else entirely") is None
     # earlier patterns are preferred: "Total revenues" ranks before plain "Sales"
     assert v.concept_of("Total revenues")[1] < v.concept_of("Sales")[1]
+
+
+def test_a_per_share_row_is_no_amount():
+    v = Vocabulary.load()
+    # a per-share row reads only as a per-share concept
+    assert v.concept_of("Cash dividends declared per common share") is None
+    assert v.concept_of("Net income attributable to ACME per common share - diluted") is None
+    assert v.concept_of("Diluted earnings per share")[0] == "eps_diluted"
+    # the amount a per-share figure is computed from is still that amount
+    assert v.concept_of("Net income attributable to ACME used in diluted earnings per common "
+                        "share calculation")[0] == "net_income"
+    assert v.concept_of("Cash dividends paid")[0] == "dividends_paid"
+    assert per_share("diluted EPS") and not per_share("Dividends paid")
 
 
 def test_question_terms_prefer_the_longest():

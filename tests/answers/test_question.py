@@ -295,6 +295,11 @@ def test_a_line_item_outside_the_vocabulary_is_kept_as_its_phrase():
      "ratio"),
     ("How many dollars of sales did Foo generate per dollar of inventory in FY2022?",
      "((revenue__fy2022) / (inventory__fy2022))", "ratio"),
+    # "the ratio of X to Y", with a "to" that splits no name
+    ("What was Foo's FY2021 ratio of cash generated from operations to net income?",
+     "((cfo__fy2021) / (net_income__fy2021))", "ratio"),
+    ("What is Foo's 2018 ratio of revenue to average net property and equipment?",
+     "((revenue__fy2018) / (((ppe_net__fy2018 + ppe_net__fy2017) / 2)))", "ratio"),
     # a metric spelt out after a comma: its definition, applied once
     ("What was Foo's working capital at the end of FY2021, current assets minus current "
      "liabilities, in USD millions?",
@@ -313,6 +318,23 @@ def test_growth_of_a_line_item_outside_the_vocabulary():
     assert p.figure and p.labels == {"row_foos_proceeds_sale_businesses":
                                      "foos proceeds sale businesses"}
     assert "row_foos_proceeds_sale_businesses__fy2020" in p.expression
+
+
+def test_the_companys_words_are_no_part_of_a_printed_label():
+    text = ("How much did Foo Widgets owe its trade suppliers for goods bought on credit at "
+            "December 31, 2022?")
+    assert parse_question(text).labels == {
+        "row_foo_widgets_owe_trade_suppliers_goods_bought_credit":
+        "foo widgets owe trade suppliers goods bought credit"}
+    p = parse_question(text, company_words=frozenset({"foo", "widgets"}))
+    assert p.figure and p.labels == {"row_owe_trade_suppliers_goods_bought_credit":
+                                     "owe trade suppliers goods bought credit"}
+    # a ratio of two such items names neither by the company
+    p = parse_question("What was the ratio of short-term assets to short-term liabilities for "
+                       "Foo on its December 31, 2016 balance sheet?",
+                       company_words=frozenset({"foo"}))
+    assert p.expression == ("((row_short_term_assets__fy2016) / "
+                            "(row_short_term_liabilities__fy2016))")
 
 
 def test_an_average_asked_averages_the_ratios_balances():

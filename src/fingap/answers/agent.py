@@ -182,7 +182,10 @@ class Agent:
         """The structured path; ``enforce_gate=False`` returns an answer the gate failed too
         (marked unverified), which the gate-quality benchmark needs."""
         steps: list[dict] = []
-        pq = parse_question(question, self.vocab, doc_type)
+        words = normalise_phrase(question).split()
+        own = {d for d, _ in pages} | ({doc_hint} if doc_hint else set())
+        spelt = frozenset(words[i] for i in company_positions(words, own, self.companies))
+        pq = parse_question(question, self.vocab, doc_type, spelt)
         steps.append({"step": "plan", "figure": pq.figure, "reason": pq.reason,
                       "metric": pq.metric, "formula": pq.expression,
                       "inputs": [f"{c} FY{y}" for c, y in pq.inputs], "duration": pq.duration})

@@ -72,9 +72,24 @@ def horizon(text: str) -> str | None:
     return "short" if _SHORT.search(text) else "long" if _LONG.search(text) else None
 
 
+# a row of amounts per share ("Cash dividends declared per common share", "Net income per
+# common share - diluted"), not one whose amount a per-share figure is computed from ("Net
+# income used in the diluted earnings per share calculation")
+_PER_SHARE = re.compile(r"\bper\s+(?:common\s+|ordinary\s+)?share\b"
+                        r"(?!.*\b(?:calculations?|computations?)\b)")
+
+
+def per_share(text: str) -> bool:
+    """Whether a label or term names an amount per share."""
+    norm = normalise_phrase(text)
+    return bool(_PER_SHARE.search(norm) or re.search(r"\beps\b", norm))
+
+
 class Vocabulary:
     def __init__(self, concepts: dict[str, Concept]):
         self.concepts = concepts
+        # concepts counted per share (diluted EPS): only they may read a per-share row
+        self._per_share = {c.name for c in concepts.values() if any(map(per_share, c.terms))}
         # longest question terms first, so "cost of sales" wins over "sales"
         self._terms = sorted(((normalise_phrase(t), c.name) for c in concepts.values()
                               for t in c.terms), key=lambda p: -len(p[0]))
@@ -86,9 +101,13 @@ class Vocabulary:
     def concept_of(self, label: str) -> tuple[str, int] | None:
         """(concept, pattern rank) of a printed row label, or None. Lower rank = preferred."""
         norm = normalise_label(label)
+        # "Cash dividends declared per common share" is no amount of dividends paid
+        unit_per_share = per_share(norm)
         for variant in dict.fromkeys([norm, _QUALIFIER.sub("", norm)]):
             best = None
             for c in self.concepts.values():
+                if unit_per_share and c.name not in self._per_share:
+                    continue
                 for rank, p in enumerate(c.patterns):
                     if p.fullmatch(variant):
                         if best is None or rank < best[1]:

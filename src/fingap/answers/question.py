@@ -242,6 +242,8 @@ _AS_PERCENT_OF = re.compile(r"^(?P<x>.+?)\s+as\s+(?:a\s+)?(?:%|percent|percentag
                             r"(?P<y>.+)$")
 # "debt-to-equity ratio", "capex to revenue ratio": X / Y
 _TO_RATIO = re.compile(r"^(?P<x>.+?)\s+to\s+(?P<y>.+?)\s+ratio$")
+# "the ratio of X to Y", "X's ratio of A to B": X / Y (the " to " is found by trying each one)
+_RATIO_OF = re.compile(r"^(?:.*?\s)?ratio\s+of\s+(?P<xy>.+\s+to\s+.+)$")
 # "(how many dollars of) sales per dollar of assets": X / Y
 _PER_DOLLAR = re.compile(r"^(?:how\s+many\s+dollars\s+of\s+|dollars\s+of\s+)?(?P<x>.+?)\s+"
                          r"(?:per|each|every)\s+dollar\s+of\s+(?P<y>.+)$")
@@ -335,6 +337,9 @@ class _Context:
     # the earlier of two years the question compares ("from 2016 to 2018"): what growth and
     # change measure from
     base_year: int | None = None
+    # the words that spell the company ("cvs health owe its trade suppliers"): never part of a
+    # line item's printed name
+    company_words: frozenset[str] = frozenset()
 
     def earlier(self, year: int) -> int | None:
         """The year a change to ``year`` is measured from, when the question names one."""
@@ -481,7 +486,8 @@ def _label_input(norm: str, ctx: _Context, phrase: str) -> str:
     """The input name of a line item known only by its words, resolved against the printed
     labels by the agent (``fingap.answers.resolver``); its phrase goes into ``ctx.labels``."""
     words = [w for w in _PERIOD_PHRASE.sub(" ", norm).split()
-             if w not in _STOP and w not in _NOT_NAME_WORDS and not re.search(r"\d", w)]
+             if w not in _STOP and w not in _NOT_NAME_WORDS and w not in ctx.company_words
+             and not re.search(r"\d", w)]
     # a phrase that names a ratio, rate or change ("receivable days", "widget ratio") is a
     # metric the parser could not build, never a printed line item
     if len(words) < 2 or len(words) > _MAX_LABEL_WORDS or _RATIO_WORDS.search(norm):
@@ -521,12 +527,31 @@ def _shape_percent_of(norm: str, years: list[int], year: int, ctx: _Context):
 
 
 def _shape_ratio(norm: str, years: list[int], year: int, ctx: _Context):
-    """"X-to-Y ratio" and "X per dollar of Y" = X / Y, over two amounts."""
+    """"X-to-Y ratio", "the ratio of X to Y" and "X per dollar of Y" = X / Y, over two
+    amounts."""
+    m = _RATIO_OF.match(norm)
+    if m:
+        # "ratio of cash from operations to current liabilities": each " to " in turn, the
+        # first that leaves an amount on both sides ("to" may sit inside a name)
+        parts = m["xy"].split(" to ")
+        for i in range(1, len(parts)):
+            found = _amounts_ratio(" to ".join(parts[:i]), " to ".join(parts[i:]), year, ctx)
+            if found:
+                return found
+        return None
     m = _TO_RATIO.match(norm) or _PER_DOLLAR.match(norm)
     if not m:
         return None
-    x, ux = _operand(m["x"], _deeper(ctx, year))
-    y, uy = _operand(m["y"], _deeper(ctx, year))
+    return _amounts_ratio(m["x"], m["y"], year, ctx)
+
+
+def _amounts_ratio(x_phrase: str, y_phrase: str, year: int, ctx: _Context):
+    """X / Y when both phrases read as amounts; None otherwise."""
+    try:
+        x, ux = _operand(x_phrase, _deeper(ctx, year))
+        y, uy = _operand(y_phrase, _deeper(ctx, year))
+    except CalcError:
+        return None
     if ux != "usd" or uy != "usd":
         return None
     return f"(({x}) / ({y}))", "ratio"
@@ -637,7 +662,12 @@ _QUOTED = re.compile(r"(?:^|(?<=[\s(]))['\u2018\"\u201c]([A-Za-z][A-Za-z ,&\-]{2
 
 
 def parse_question(text: str, vocab: Vocabulary | None = None,
-                   doc_type: str | None = None) -> ParsedQuestion:
+                   doc_type: str | None = None,
+                   company_words: frozenset[str] = frozenset()) -> ParsedQuestion:
+    """The question's figure: its formula over (concept, year) inputs, period, unit and
+    rounding, or ``figure=False`` with the reason. ``company_words``: the normalised words
+    with which the question spells its company (``fingap.answers.meaning.company_positions``),
+    left out of the names of line items read by their printed labels."""
     vocab = vocab or Vocabulary.load()
     library = load_library()
     if not text or not text.strip():
@@ -756,6 +786,7 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
                    and not (asked_metric and asked_metric[0].name == "growth"))
         for y in ([change_years[0], change_years[-1]] if changed else span or [target]):
             ctx = _Context(y, vocab, library, defs, labels=labels, phrases=phrases,
+                           company_words=company_words,
                            base_year=None if span or changed or len(set(years)) < 2
                            else min(years))
             try:
