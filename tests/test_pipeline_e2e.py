@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -483,6 +484,7 @@ def test_repro_again_reruns_nothing_and_deps_are_exact(project):
     assert _changed_stages(_run(["dvc", "status"], proj, env)) <= {"corpus"}
     assert _changed_stages(_run(["dvc", "status", "studies/dvc.yaml"], proj, env)) <= {"corpus"}
     assert _would_rerun(proj, env) == set()
+    p0 = yaml.safe_load((proj / "params.yaml").read_text())["page_scorer"]["P"]
     try:
         # chunk.size reruns chunking and what follows, never extraction or training
         _set_params(proj, chunk={"size": 1024, "overlap": 128})
@@ -511,23 +513,39 @@ def test_repro_again_reruns_nothing_and_deps_are_exact(project):
         assert not ran & {"route_docs", "retrieve_pages@page_scorer",
                           "retrieve_zoo@page_scorer_hn_page_order", "page_index_windows",
                           "retrieve_pages_windows@page_scorer_hn_windows_maxp"}
-        # (a page_scorer.P change is run for real by the queued sweep, below)
+        _set_params(proj, routing={"top_docs": 1})
+        # page_scorer.P reruns the page-scorer retrieval and what reads it, in both pipelines;
+        # never training, indexing, the LLM stages, the P-free heads or the P ablation rows
+        _set_params(proj, page_scorer={"P": p0 // 2})
+        ran = _would_rerun(proj, env)
+        assert {"retrieve_pages@page_scorer", "retrieve_zoo@page_scorer_hn_page_order_routed",
+                "select_best", "answer", "retrieve_pages_maxsim@page_maxsim_routed",
+                "retrieve_pages_reranked@page_reranker_routed",
+                "retrieve_pages_windows@page_scorer_hn_windows_maxp"} <= ran
+        assert not ran & {"train_page_scorer", "page_index@trained", "retrieve@dense",
+                          "retrieve_pages@page_scorer_p5", "index@bm25", "chunk", "hyde",
+                          "page_heads_maxsim@page_maxsim_routed", "train_page_reranker",
+                          "page_heads_reranked@page_reranker_routed"}
     finally:
-        _set_params(proj, chunk=E2E_CHUNK, bm25={"k1": 1.5}, routing={"top_docs": 1})
+        _set_params(proj, chunk=E2E_CHUNK, bm25={"k1": 1.5}, routing={"top_docs": 1},
+                    page_scorer={"P": p0})
     assert _would_rerun(proj, env) == set()
 
 
 def test_queued_sweep_runs_in_dvc_copies_and_shows_in_exp_show(project):
-    """`dvc exp run --queue` over two values of page_scorer.P, then `dvc queue start`: each
-    experiment runs in a copy under .dvc/tmp/exps, where the default corpus location
-    (../shared/financebench beside the repository) must still resolve."""
+    """`dvc exp run --queue` over two values of the gate's label threshold, then `dvc queue
+    start`: each experiment runs in a copy under .dvc/tmp/exps, where the default corpus
+    location (../shared/financebench beside the repository) must still resolve. (The swept
+    parameter is read by the answer stage alone, so the sweep costs a few stages; what a
+    page_scorer.P change reruns is checked above, by DVC's own status.)"""
     proj, env, _ = project
-    # the baseline committed, lock included: a queued copy then reruns only what P changes
+    # the baseline committed, lock included: a queued copy then reruns only what the sweep
+    # changes
     _run(["git", "add", "-A"], proj, env)
     _run(["git", "commit", "-qm", "baseline"], proj, env)
-    for p in (10, 5):
-        _run(["dvc", "exp", "run", "--queue", "-S", f"page_scorer.P={p}", "dvc.yaml",
-              "studies/dvc.yaml"], proj, env)  # both pipelines: P is read in each
+    for threshold in (0.6, 0.8):
+        _run(["dvc", "exp", "run", "--queue", "-S", f"answer.label_threshold={threshold}",
+              "dvc.yaml", "studies/dvc.yaml"], proj, env)  # a user sweeps both pipelines
     # both at once, one per core, each with one compute thread (docs/pipeline.md: N workers on
     # N cores; the forced rerun shares the cores too). Its output goes to a file, not a pipe:
     # the workers it leaves behind inherit its stdout, and a pipe would hold this test until the
@@ -546,31 +564,31 @@ def test_queued_sweep_runs_in_dvc_copies_and_shows_in_exp_show(project):
     _stop_idle_workers(proj)
     assert status.count("Success") == 2 and "Failed" not in status, status
     shown = json.loads(_run(["dvc", "exp", "show", "--json"], proj, env))
-    runs = {r["data"]["params"]["params.yaml"]["data"]["page_scorer"]["P"]:
-            r["data"]["metrics"]["reports/headline.json"]["data"]
-            for row in shown for e in (row.get("experiments") or []) for r in e["revs"]}
-    assert {10, 5} <= set(runs) and all("best.PageRec@5" in m for m in runs.values())
-    # P reruns the page-scorer retrieval (and what reads it), never training or indexing
-    name = {r["data"]["params"]["params.yaml"]["data"]["page_scorer"]["P"]: r["name"]
-            for row in shown for e in (row.get("experiments") or []) for r in e["revs"]}[10]
-    ran = _reran(_run(["dvc", "queue", "logs", name], proj, env))
-    assert {"retrieve_pages@page_scorer",
-            "studies/dvc.yaml:retrieve_pages_maxsim@page_maxsim_routed",
-            "studies/dvc.yaml:retrieve_pages_reranked@page_reranker_routed"} <= ran
+    revs = [r for row in shown for e in (row.get("experiments") or []) for r in e["revs"]]
+    runs = {r["data"]["params"]["params.yaml"]["data"]["answer"]["label_threshold"]:
+            r["data"]["metrics"]["reports/headline.json"]["data"] for r in revs}
+    assert {0.6, 0.8} <= set(runs) and all("best.PageRec@5" in m for m in runs.values())
+    # the threshold reruns the answer stage (and the records that read it), nothing upstream
+    name = {r["data"]["params"]["params.yaml"]["data"]["answer"]["label_threshold"]: r["name"]
+            for r in revs}[0.6]
+    queue_log = _run(["dvc", "queue", "logs", name], proj, env)
+    ran = _reran(queue_log)
+    assert "answer" in ran
+    assert not ran & {"retrieve_pages@page_scorer", "select_best", "evaluate",
+                      "train_page_scorer", "studies/dvc.yaml:studies_evaluate"}
+    # hyde and generate rerun in a copy (DVC copies no persist output, and their LLM reply
+    # caches are ones), but from the workspace's replies: no LLM call
+    assert {"hyde", "generate"} <= ran and "'llm_calls': 0" in queue_log
+    assert not re.search(r"'llm_calls': [1-9]", queue_log), queue_log
     # what a user reads in a 160-column terminal: the swept parameter, every line within it
     wide = dict(env, COLUMNS="160")
-    # (the README's command: the changed data and report files, deps of the stages P reruns,
-    # are dropped, leaving the swept params beside the headline metrics)
+    # (the README's command: the changed data and report files are dropped, leaving the swept
+    # params beside the headline metrics)
     table = _run(["dvc", "exp", "show", "--only-changed", "--drop",
                   "^(data|models|reports)/|params.yaml$", "--no-pager"], proj, wide)
-    assert "page_scorer.P" in table and max(map(len, table.splitlines())) <= 160, table
+    assert "answer.label_threshold" in table and max(map(len, table.splitlines())) <= 160, table
     diff = _run(["dvc", "metrics", "diff", "--all"], proj, wide)
     assert "best.PageRec@5" in diff and max(map(len, diff.splitlines())) <= 160, diff
-    assert not ran & {"train_page_scorer", "page_index@trained", "retrieve@dense",
-                      "retrieve_pages@page_scorer_p5", "index@bm25", "chunk",
-                      "studies/dvc.yaml:page_heads_maxsim@page_maxsim_routed",
-                      "studies/dvc.yaml:page_heads_reranked@page_reranker_routed",
-                      "studies/dvc.yaml:train_page_reranker"}  # the heads are P-free
 
 
 def _stop_idle_workers(proj: Path, grace: float = 30.0) -> None:
