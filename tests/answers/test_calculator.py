@@ -21,6 +21,16 @@ def test_hostile_expressions_are_rejected(hostile):
         evaluate(hostile, {"a": 1, "b": 2, "c": 3})
 
 
+def test_a_power_takes_a_small_numeric_exponent_only():
+    assert evaluate("(a / b) ** (1 / 2) - 1", {"a": 121, "b": 100}) == pytest.approx(0.1)
+    with pytest.raises(CalcError, match="exponent must be a number"):
+        evaluate("a ** b", {"a": 2, "b": 3})
+    with pytest.raises(CalcError, match="out of range"):
+        evaluate("a ** 1000", {"a": 2})
+    with pytest.raises(CalcError, match="negative number"):
+        evaluate("a ** (1 / 2)", {"a": -4})
+
+
 def test_errors_name_the_problem():
     with pytest.raises(CalcError, match="no value for input 'b'"):
         evaluate("a / b", {"a": 1})

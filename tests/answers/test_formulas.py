@@ -14,6 +14,12 @@ def test_avg_and_prev_expand_to_fiscal_years():
     assert split_input_name("ppe_net__fy2018") == ("ppe_net", 2018)
 
 
+def test_a_compound_rate_runs_over_the_years_between_the_two_named():
+    e = expand(load_library()["cagr"].expr, 2022, x="revenue", prev_year=2020)
+    assert e == "((((revenue__fy2022 / revenue__fy2020) ** (1 / 2)) - 1) * 100)"
+    assert evaluate(e, {"revenue__fy2022": 121, "revenue__fy2020": 100}) == pytest.approx(10.0)
+
+
 def test_multi_year_average():
     e = mean_over_years("capex / revenue * 100", [2017, 2018, 2019])
     vals = {f"capex__fy{y}": 1 for y in (2017, 2018, 2019)} | \
@@ -28,7 +34,7 @@ def test_library_covers_the_common_metrics_and_every_formula_expands():
                  "days_inventory_outstanding", "days_payable_outstanding",
                  "cash_conversion_cycle", "free_cash_flow", "ebitda", "capex_to_revenue",
                  "dividend_payout_ratio", "interest_coverage", "asset_turnover",
-                 "inventory_turnover", "effective_tax_rate", "growth"):
+                 "inventory_turnover", "effective_tax_rate", "growth", "cagr"):
         assert name in lib
     for m in lib.values():
         expand(m.expr, 2020, x="revenue")  # raises on a malformed library entry
@@ -36,6 +42,6 @@ def test_library_covers_the_common_metrics_and_every_formula_expands():
 
 def test_bad_formula_raises():
     with pytest.raises(CalcError):
-        expand("revenue ** 2", 2020)
+        expand("revenue % 2", 2020)
     with pytest.raises(CalcError):
         expand("({x} - prev({x}))", 2020)  # needs the concept

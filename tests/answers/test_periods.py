@@ -11,6 +11,8 @@ def test_a_period_led_by_a_preposition_is_stripped_keeping_its_years():
         "the top line grow"
     assert strip_period_phrases("sales grow over the two years from 2020 to 2022") == \
         "sales grow from 2020 to 2022"
+    assert strip_period_phrases("growth in sales over the two fiscal years from 2021") == \
+        "growth in sales from 2021"
     assert strip_period_phrases(
         "the same six months a year earlier").strip() == "the same six months"
 

@@ -141,7 +141,7 @@ def test_dated_periods_read_calendar_years_and_weeks():
 
 def test_adjusted_measures_and_line_items_asked_as_ratios_fall_back():
     assert "adjusted" in parse_question("What was Foo's FY2022 adjusted EBITDA?").reason
-    p = parse_question("What is Foo's 2 year revenue CAGR from FY2020 to FY2022?")
+    p = parse_question("What was Foo's FY2022 revenue turnover rate?")
     assert not p.figure and "ratio or change" in p.reason
 
 
@@ -300,6 +300,15 @@ def test_a_line_item_outside_the_vocabulary_is_kept_as_its_phrase():
      "((cfo__fy2021) / (net_income__fy2021))", "ratio"),
     ("What is Foo's 2018 ratio of revenue to average net property and equipment?",
      "((revenue__fy2018) / (((ppe_net__fy2018 + ppe_net__fy2017) / 2)))", "ratio"),
+    # "X relative to Y"
+    ("What was Foo's FY2021 long-term debt relative to total equity?",
+     "((long_term_debt__fy2021) / (total_equity__fy2021))", "ratio"),
+    # a compound annual growth rate, between the two years named
+    ("What is Foo's 2 year total revenue CAGR from FY2020 to FY2022, in percent?",
+     "(((((revenue__fy2022 / revenue__fy2020) ** (1 / 2)) - 1) * 100))", "percent"),
+    ("At what compound annual rate did Foo's sales grow over the two fiscal years from 2019 to "
+     "2021? In percent.",
+     "(((((revenue__fy2021 / revenue__fy2019) ** (1 / 2)) - 1) * 100))", "percent"),
     # a metric spelt out after a comma: its definition, applied once
     ("What was Foo's working capital at the end of FY2021, current assets minus current "
      "liabilities, in USD millions?",
@@ -318,6 +327,11 @@ def test_growth_of_a_line_item_outside_the_vocabulary():
     assert p.figure and p.labels == {"row_foos_proceeds_sale_businesses":
                                      "foos proceeds sale businesses"}
     assert "row_foos_proceeds_sale_businesses__fy2020" in p.expression
+
+
+def test_a_compound_rate_without_its_first_year_is_not_guessed():
+    p = parse_question("What was Foo's three-year revenue CAGR through 2022?")
+    assert not p.figure and "first year" in p.reason
 
 
 def test_the_companys_words_are_no_part_of_a_printed_label():

@@ -1,8 +1,10 @@
 """A safe calculator: arithmetic over named inputs, by walking Python's AST.
 
-Allowed: numbers, input names, ``+ - * /``, unary ``+``/``-`` and parentheses. Anything else
-(calls, attributes, subscripts, powers, comparisons, lambdas, strings) is rejected before
-evaluation; ``eval`` is never used. Division by zero and unknown names raise ``CalcError``.
+Allowed: numbers, input names, ``+ - * /``, unary ``+``/``-``, parentheses, and a power whose
+exponent is a small constant (a compound annual rate's ``** (1 / 2)``). Anything else (calls,
+attributes, subscripts, comparisons, lambdas, strings) is rejected before evaluation; ``eval``
+is never used. Division by zero, unknown names and a root of a negative number raise
+``CalcError``.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
            ast.Div: operator.truediv}
 _UNARY = {ast.UAdd: operator.pos, ast.USub: operator.neg}
 MAX_EXPRESSION_CHARS = 2000
+MAX_EXPONENT = 100
 
 
 class CalcError(ValueError):
@@ -30,6 +33,11 @@ def parse_expression(expression: str) -> ast.expr:
         raise CalcError(f"not an arithmetic expression: {expression!r} ({e.msg})") from None
     for node in ast.walk(tree):
         if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
+            continue
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+            # an exponent of numbers only, and small: no power can blow up the calculator
+            if any(isinstance(n, ast.Name) for n in ast.walk(node.right)):
+                raise CalcError(f"a power's exponent must be a number in {expression!r}")
             continue
         if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
             continue
@@ -69,6 +77,14 @@ def evaluate(expression: str, inputs: dict[str, float]) -> float:
             left, right = walk(node.left), walk(node.right)
             if isinstance(node.op, ast.Div) and right == 0:
                 raise CalcError(f"division by zero in {expression!r}")
+            if isinstance(node.op, ast.Pow):
+                if abs(right) > MAX_EXPONENT:
+                    raise CalcError(f"exponent {right} is out of range in {expression!r}")
+                if left < 0 and right != int(right):
+                    raise CalcError(f"a root of a negative number in {expression!r}")
+                if left == 0 and right < 0:
+                    raise CalcError(f"division by zero in {expression!r}")
+                return float(left ** right)
             return _BINARY[type(node.op)](left, right)
         raise CalcError(f"{type(node).__name__} is not allowed")  # unreachable after the check
 

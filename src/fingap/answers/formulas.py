@@ -1,8 +1,9 @@
 """The formula library (``fingap/data/formulas.yaml``) and its expansion into calculator input.
 
 A library formula is arithmetic over concept names with two time helpers:
-``avg(x)`` = (x in the period + x one fiscal year earlier) / 2 and ``prev(x)`` = x one year
-earlier. Expanding it for a fiscal year gives a plain calculator expression over input names
+``avg(x)`` = (x in the period + x one fiscal year earlier) / 2, ``prev(x)`` = x one year
+earlier (or in the earlier year the question names) and ``years()`` = the years between the
+two. Expanding it for a fiscal year gives a plain calculator expression over input names
 ``<concept>__fy<year>`` (see ``input_name``), plus the list of inputs it needs.
 """
 
@@ -75,8 +76,12 @@ def expand(expr: str, year: int, x: str | None = None, prev_year: int | None = N
                 return f"(({input_name(c, year)} + {input_name(c, year - 1)}) / 2)"
             if node.func.id == "prev":
                 return input_name(c, year - 1 if prev_year is None else prev_year)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+                node.func.id == "years" and not node.args:
+            return repr(year - (year - 1 if prev_year is None else prev_year))
         if isinstance(node, ast.BinOp):
-            op = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}.get(type(node.op))
+            op = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/",
+                  ast.Pow: "**"}.get(type(node.op))
             if op:
                 return f"({walk(node.left)} {op} {walk(node.right)})"
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):

@@ -20,9 +20,9 @@ _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 _NUMBER = r"(?:\d{1,3}|one|two|three|four|five|six|nine|twelve|thirteen|twenty[- ]six|" \
           r"thirty[- ]nine|fifty[- ]two|fifty[- ]three)"
 # a period's length or kind: "six months", "52 weeks", "quarter", "half", "fiscal year"
-_DURATION = (rf"(?:{_NUMBER}[- ](?:months?|weeks?|years?|quarters?)|"
-             r"(?:half[- ]year|half|quarter|year|period|months|weeks|fiscal\s+year|"
-             r"calendar\s+year|twelve\s+months))")
+_DURATION = (rf"(?:{_NUMBER}[- ](?:(?:fiscal|calendar)\s+)?(?:months?|weeks?|years?|quarters?)|"
+             r"(?:half[- ]year|half|quarter|year|period|months|weeks|fiscal\s+years?|"
+             r"calendar\s+years?|twelve\s+months))")
 # what may stand before it: "the same", "the prior fiscal", "its first", "the full"
 _DETERMINER = (r"(?:(?:the|its|their|that|those|these|this|a|an)\s+)?"
                r"(?:(?:same|prior|previous|preceding|comparable|current|latest|last|final|"

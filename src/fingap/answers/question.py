@@ -216,7 +216,8 @@ _ASKED = re.compile(
     rf"|\b(?:what|how\s+(?:much|large|big|many(?=\s+(?:dollars|cents)\b)))(?P<pre>(?:\s+[\w&'\u2019,\-]+){{0,8}}?)\s+{_VERB}\s+"
     r"(?P<asked>[^?]+)"
     r"|\b(?P<how>by\s+what\s+(?:percentage|percent|%)|by\s+how\s+(?:much|many\s+dollars)|"
-    r"how\s+fast)\s+did\s+"
+    r"how\s+fast|at\s+what\s+(?:compound(?:ed)?\s+)?(?:annual\s+)?(?:growth\s+)?rate)"
+    r"\s+did\s+"
     r"(?P<grew>[^?]+)"
     r"|\bhow\s+many\s+times\s+(?:did|does|do|has|have)\s+[^?]*?\bturn(?:ed)?(?:\s+over)?\s+"
     r"(?P<turned>[^?]+)"
@@ -244,6 +245,8 @@ _AS_PERCENT_OF = re.compile(r"^(?P<x>.+?)\s+as\s+(?:a\s+)?(?:%|percent|percentag
 _TO_RATIO = re.compile(r"^(?P<x>.+?)\s+to\s+(?P<y>.+?)\s+ratio$")
 # "the ratio of X to Y", "X's ratio of A to B": X / Y (the " to " is found by trying each one)
 _RATIO_OF = re.compile(r"^(?:.*?\s)?ratio\s+of\s+(?P<xy>.+\s+to\s+.+)$")
+# "capex relative to revenue", "debt in relation to equity": X / Y
+_RELATIVE_TO = re.compile(r"^(?P<x>.+?)\s+(?:relative\s+to|in\s+relation\s+to)\s+(?P<y>.+)$")
 # "(how many dollars of) sales per dollar of assets": X / Y
 _PER_DOLLAR = re.compile(r"^(?:how\s+many\s+dollars\s+of\s+|dollars\s+of\s+)?(?P<x>.+?)\s+"
                          r"(?:per|each|every)\s+dollar\s+of\s+(?P<y>.+)$")
@@ -298,8 +301,10 @@ def asked_phrase(text: str, keep_remarks: bool = False) -> str | None:
         # the amount: X's difference between the years named (the "changed" form below); "by
         # how much did X shrink" asks for the size of the fall ("decreased")
         fell = verb is not None and verb[0].lower() in _FALL_VERBS
+        # "at what compound annual rate did X grow": X's compound annual growth rate
+        rate = "compound annual growth rate" if "compound" in how.lower() else "growth"
         phrase = f"{item} {'decreased' if fell else 'changed'}" if amount else \
-            f"growth in {item}"
+            f"{rate} in {item}"
     elif m["turned"]:
         # "how many times did X turn (over) its inventory in 2022" asks for inventory turnover
         item = re.split(r"\s+(?:in|for|during|over|across)\s+|,", m["turned"], maxsplit=1)[0]
@@ -404,7 +409,11 @@ def _operand(phrase: str, ctx: _Context) -> tuple[str, str]:
     if lib:
         metric = lib[0]
         x = None
-        if metric.name == "growth":
+        if metric.name == "cagr" and ctx.earlier(year) is None:
+            # a compound rate's years come from the question ("from FY2020 to FY2022"); one
+            # year earlier by default would silently be a plain growth rate
+            raise CalcError("a compound annual rate needs the first year it runs from")
+        if metric.name in ("growth", "cagr"):
             after = [c for a, _, c in terms if a >= lib[2]] or [c for _, _, c in terms]
             # the growth of a line item the vocabulary does not know: its printed label
             x = after[0] if after else _label_input(norm[lib[2]:], ctx, phrase)
@@ -527,8 +536,8 @@ def _shape_percent_of(norm: str, years: list[int], year: int, ctx: _Context):
 
 
 def _shape_ratio(norm: str, years: list[int], year: int, ctx: _Context):
-    """"X-to-Y ratio", "the ratio of X to Y" and "X per dollar of Y" = X / Y, over two
-    amounts."""
+    """"X-to-Y ratio", "the ratio of X to Y", "X relative to Y" and "X per dollar of Y" =
+    X / Y, over two amounts."""
     m = _RATIO_OF.match(norm)
     if m:
         # "ratio of cash from operations to current liabilities": each " to " in turn, the
@@ -539,7 +548,7 @@ def _shape_ratio(norm: str, years: list[int], year: int, ctx: _Context):
             if found:
                 return found
         return None
-    m = _TO_RATIO.match(norm) or _PER_DOLLAR.match(norm)
+    m = _TO_RATIO.match(norm) or _PER_DOLLAR.match(norm) or _RELATIVE_TO.match(norm)
     if not m:
         return None
     return _amounts_ratio(m["x"], m["y"], year, ctx)
@@ -783,7 +792,7 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
         change_years = sorted(set(asked_years or years))
         asked_metric = _library_match(asked_core, library)
         changed = (_CHANGED.search(asked_core) is not None and len(change_years) >= 2
-                   and not (asked_metric and asked_metric[0].name == "growth"))
+                   and not (asked_metric and asked_metric[0].name in ("growth", "cagr")))
         for y in ([change_years[0], change_years[-1]] if changed else span or [target]):
             ctx = _Context(y, vocab, library, defs, labels=labels, phrases=phrases,
                            company_words=company_words,
