@@ -300,6 +300,10 @@ def test_a_line_item_outside_the_vocabulary_is_kept_as_its_phrase():
      "((cfo__fy2021) / (net_income__fy2021))", "ratio"),
     ("What is Foo's 2018 ratio of revenue to average net property and equipment?",
      "((revenue__fy2018) / (((ppe_net__fy2018 + ppe_net__fy2017) / 2)))", "ratio"),
+    # "what portion of Y came from X (rather than from Z)": X as a % of Y
+    ("What portion of Foo's total 2022 revenue came from service work rather than from "
+     "products? In percent.",
+     "((row_service_work__fy2022) / (revenue__fy2022) * 100)", "percent"),
     # "X relative to Y"
     ("What was Foo's FY2021 long-term debt relative to total equity?",
      "((long_term_debt__fy2021) / (total_equity__fy2021))", "ratio"),

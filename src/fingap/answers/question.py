@@ -207,7 +207,7 @@ _VERB = r"(?:is|was|were|are|did|does|do|has|have|will)"
 _SHARE_WORDS = r"(?:%|percent(?:age)?|share|portion|fraction|proportion)"
 _ASKED = re.compile(
     rf"\bwhat\s+{_SHARE_WORDS}\s+of\s+(?P<pct_of>[^?]+?)\s+"
-    r"(?:did|does|do|was|were|is|went|goes|go)\s+(?P<pct_rest>[^?]+)"
+    r"(?:did|does|do|was|were|is|went|goes|go|came|comes|come)\s+(?P<pct_rest>[^?]+)"
     # "how much did X grow (in percent)": the growth of X, or its change in an amount
     # (its subject a few words with no "to"/"on"/"for": "how much did X spend to increase ..."
     # asks for the spending)
@@ -289,8 +289,12 @@ def asked_phrase(text: str, keep_remarks: bool = False) -> str | None:
     if m["pct_of"]:
         # "what % of net revenues did X keep as gross profit" -> "gross profit as a % of ...";
         # "what portion of sales was absorbed by COGS" -> "COGS as a % of sales"
-        part = re.search(r"\b(?:as|on|for|in|by|to|into|through)\s+(?P<x>.+)$", m["pct_rest"])
-        phrase = f"{part['x'] if part else m['pct_rest']} as a % of {m['pct_of']}"
+        # "what portion of revenue came from services (rather than from products)": the part
+        # is what follows the preposition, up to a contrast, which names another part
+        part = re.search(r"\b(?:as|on|for|in|by|to|into|through|from)\s+(?P<x>.+)$",
+                         m["pct_rest"])
+        x = re.sub(r",?\s+rather\s+than\b.*$", "", part["x"] if part else m["pct_rest"])
+        phrase = f"{x} as a % of {m['pct_of']}"
     elif m["grew"] or m["grew2"]:
         # "By what percentage did net income grow in ...", "how fast did X grow" ask for the
         # growth of X; "by how much did X rise" in an amount asks for the change
@@ -312,7 +316,8 @@ def asked_phrase(text: str, keep_remarks: bool = False) -> str | None:
     else:
         phrase = m["asked"] or m["asked2"]
         if m["pre"] and m["pre"].strip():
-            phrase = m["pre"].strip() + " " + phrase
+            # "how much of Foo's borrowings was due after a year": the borrowings so due
+            phrase = re.sub(r"^of\s+", "", m["pre"].strip()) + " " + phrase
     # "capex, taken as payments for PP&E, as a % of revenue": the aside ends at its comma
     phrase = _TAKEN_AS.sub(" ", phrase)
     phrase = _EXPLANATION.sub("", phrase)
