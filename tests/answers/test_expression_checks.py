@@ -110,3 +110,9 @@ def test_what_is_kept_rather_than_paid_out_is_a_complement():
     assert "subtracts nothing" in complement_reason(q, "dividends_paid__fy2022 / ni__fy2022")
     assert complement_reason(q, "1 - dividends_paid__fy2022 / ni__fy2022") is None
     assert complement_reason("What was ACME's payout ratio?", "dp__fy2022 / ni__fy2022") is None
+    q = "What share of ACME's 2022 profit was kept in the business rather than returned?"
+    assert "subtracts nothing" in complement_reason(q, "dividends_paid__fy2022 / ni__fy2022")
+    # "rather than" that contrasts two parts or two forms asks for no complement
+    for q in ("What portion of ACME's 2022 revenue came from services rather than products?",
+              "What was ACME's 2022 return on assets, as a decimal rather than a percent?"):
+        assert complement_reason(q, "services__fy2022 / revenue__fy2022") is None

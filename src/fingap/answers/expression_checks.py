@@ -238,13 +238,19 @@ def change_reason(question: str, expression: str, vocab) -> str | None:
     return None
 
 
-_RATHER_THAN = re.compile(r"\brather\s+than\b|\binstead\s+of\b", re.I)
+# a verb of keeping, then "rather than" in the same clause: "kept in the business rather than
+# paid out" (not a contrast of two parts, "came from services rather than from products", nor
+# of forms, "as a decimal rather than a percent")
+_KEPT_RATHER_THAN = re.compile(
+    r"\b(?:keep|keeps|kept|keeping|retain\w*|hold|holds|held|left|leave|leaves|save|saves|"
+    r"saved|reinvest\w*|plough\w*|plow\w*)\b[^.?;:]{0,60}?\b(?:rather\s+than|instead\s+of)\b",
+    re.I)
 
 
 def complement_reason(question: str, expression: str) -> str | None:
     """What a company keeps "rather than" pays out is what is left after it: the formula
     takes something away."""
-    if _RATHER_THAN.search(question) and not any(
+    if _KEPT_RATHER_THAN.search(question) and not any(
             isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub)
             for n in ast.walk(parse_expression(expression))):
         return "the question asks for what is left rather than paid out; the formula " \
