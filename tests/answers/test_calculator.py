@@ -27,6 +27,8 @@ def test_a_power_takes_a_small_numeric_exponent_only():
         evaluate("a ** b", {"a": 2, "b": 3})
     with pytest.raises(CalcError, match="out of range"):
         evaluate("a ** 1000", {"a": 2})
+    with pytest.raises(CalcError, match="too large"):
+        evaluate("a ** 100", {"a": 1e300})
     with pytest.raises(CalcError, match="negative number"):
         evaluate("a ** (1 / 2)", {"a": -4})
 

@@ -84,7 +84,10 @@ def evaluate(expression: str, inputs: dict[str, float]) -> float:
                     raise CalcError(f"a root of a negative number in {expression!r}")
                 if left == 0 and right < 0:
                     raise CalcError(f"division by zero in {expression!r}")
-                return float(left ** right)
+                try:
+                    return float(left ** right)
+                except OverflowError:
+                    raise CalcError(f"a power too large in {expression!r}") from None
             return _BINARY[type(node.op)](left, right)
         raise CalcError(f"{type(node).__name__} is not allowed")  # unreachable after the check
 
