@@ -76,13 +76,12 @@ def horizon(text: str) -> str | None:
 # common share - diluted"), not one whose amount a per-share figure is computed from ("Net
 # income used in the diluted earnings per share calculation")
 _PER_SHARE = re.compile(r"\bper\s+(?:common\s+|ordinary\s+)?share\b"
-                        r"(?!.*\b(?:calculations?|computations?)\b)")
+                        r"(?!.*\b(?:calculations?|computations?)\b)|\beps\b")
 
 
 def per_share(text: str) -> bool:
     """Whether a label or term names an amount per share."""
-    norm = normalise_phrase(text)
-    return bool(_PER_SHARE.search(norm) or re.search(r"\beps\b", norm))
+    return _PER_SHARE.search(normalise_phrase(text)) is not None
 
 
 class Vocabulary:
@@ -102,7 +101,7 @@ class Vocabulary:
         """(concept, pattern rank) of a printed row label, or None. Lower rank = preferred."""
         norm = normalise_label(label)
         # "Cash dividends declared per common share" is no amount of dividends paid
-        unit_per_share = per_share(norm)
+        unit_per_share = _PER_SHARE.search(norm) is not None  # (norm: normalised already)
         for variant in dict.fromkeys([norm, _QUALIFIER.sub("", norm)]):
             best = None
             for c in self.concepts.values():
