@@ -174,6 +174,9 @@ class Agent:
                 if phrase.strip() else [0.0] * len(labels)
         self.meaning = MeaningGate(store, page_texts, self.vocab, gate_params)
         self.companies = self.meaning.companies
+        # how the resolver reads a described phrase ("everything it owned"): the gate's
+        # glossary by default; benchmarks/label_matcher.py swaps in one on another embedder
+        self.resolver_glossary = self.meaning.glossary
 
     # ------------------------------------------------------------ structured path
     def structured(self, qid: str, question: str, pages: Sequence[tuple[str, int]],
@@ -276,7 +279,7 @@ class Agent:
         docs = {f["doc"] for f in facts}
         skip = {w for i, w in enumerate(words)
                 if i in company_positions(words, docs, self.companies)}
-        glossary = self.meaning.glossary
+        glossary = self.resolver_glossary
         return resolve_rows(phrase, None if concept in pq.labels else concept, facts,
                             self.resolver, skip, self._similarity,
                             glossary.read if glossary else None)
