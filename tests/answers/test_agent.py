@@ -196,3 +196,25 @@ def test_a_row_printed_both_ways_keeps_its_sign():
     assert _BOTH_WAYS.search("Interest expense (income), net")
     assert _BOTH_WAYS.search("Other (income) expense")
     assert not _BOTH_WAYS.search("Interest expense")
+
+
+def test_a_described_line_item_is_named_when_the_glossary_is_as_sure_as_the_gate(
+        statement_store):
+    store, texts = statement_store
+    agent = Agent(store, texts)
+    question = "What was ACME's FY2022 stock of goods turnover?"
+    for score, named in ((0.9, True), (0.65, False)):   # the gate's label threshold is 0.7
+        agent.meaning.glossary.read = lambda words, s=score: \
+            ("inventory", s) if words == "stock goods" else None
+        rec = agent.answer("q", question, [(DOC, 2)])
+        plan = next(s for s in rec.steps if s["step"] == "plan")
+        steps = [s for s in rec.steps if s["step"] == "name_described"]
+        if named:
+            assert steps, rec.steps
+            assert steps[0]["read"] == [{"words": "stock of goods", "concept": "inventory",
+                                         "score": 0.9}]
+            assert plan["metric"] == "inventory_turnover" and plan["figure"]
+        else:
+            assert not steps and not plan["figure"]
+        # the fixture prints no inventory: nothing is answered either way
+        assert rec.value is None

@@ -1,7 +1,7 @@
 import pytest
 
 from fingap.answers.calculator import evaluate
-from fingap.answers.labels import Vocabulary
+from fingap.answers.labels import Vocabulary, horizon
 from fingap.answers.question import (
     date_the_periods,
     fiscal_years,
@@ -490,3 +490,35 @@ def test_a_framing_opening_is_no_line_item():
                         "figure? USD millions.")
     assert pq.figure and pq.expression == "total_current_liabilities__fy2018", pq
 
+
+
+def test_a_maturity_phrase_counts_as_one_word_of_a_line_items_name():
+    # "falling due within the next twelve months" is one qualifier, not six words of a name
+    p = parse_question("As of June 30, 2023, what was the sum of all obligations Foo had falling "
+                       "due within the next twelve months? Answer in USD millions.",
+                       company_words=frozenset({"foo"}))
+    assert p.figure, p.reason
+    [phrase] = p.labels.values()
+    assert phrase.endswith("falling due within next twelve months") and \
+        horizon(phrase) == "short"
+    assert horizon("due within the following twelve months") == "short"
+    # a long name without one is still too long to look up
+    p = parse_question("What was the widget gadget gizmo doohickey thingamajig whatsit sprocket "
+                       "flange bracket of Foo at December 31, 2018? USD millions.")
+    assert not p.figure
+
+
+def test_per_the_statement_names_a_source_not_a_rate():
+    p = parse_question("As of June 30, 2016, how much did customers owe Foo, net of the reserve "
+                       "for bad debts, per the balance sheet? Answer in USD millions.",
+                       company_words=frozenset({"foo"}))
+    assert p.figure, p.reason
+    assert not parse_question("What was Foo's widget output per employee in 2020?").labels
+
+
+def test_a_date_before_the_question_word_is_no_line_item():
+    # the reason names the words that were not understood, not the date that leads them
+    for lead in ("As of June 30", "At December 31", "For the six months ended July 29"):
+        p = parse_question(f"{lead}, 2023, what was the widget gadget gizmo doohickey "
+                           "thingamajig whatsit sprocket flange bracket lever of Foo?")
+        assert not p.figure and "widget gadget" in p.reason and lead not in p.reason, p.reason

@@ -28,7 +28,9 @@ from dataclasses import dataclass, field
 
 from ..ingestion.numbers import SCALES
 from .calculator import CalcError, evaluate
+from .described import name_described_items
 from .fact_store import FactStore
+from .formulas import load_library
 from .label_match import LabelMatcher
 from .labels import Vocabulary, normalise_phrase
 from .meaning import (
@@ -40,13 +42,22 @@ from .meaning import (
     qualifiers_asked,
     qualifiers_of,
 )
-from .question import LABEL_PREFIX, NOT_FIGURE_REASONS, ParsedQuestion, parse_question
-from .resolver import ResolverParams, resolve_rows
+from .question import (
+    LABEL_PREFIX,
+    NOT_FIGURE_REASONS,
+    ParsedQuestion,
+    asked_phrase,
+    parse_question,
+)
+from .resolver import ResolverParams, gloss_phrase, resolve_rows
 
 GATE_MODES = ("flag", "abstain")
 _COST_WORDS = re.compile(r"\b(?:expenses?|costs?)\b")
 _BOTH_WAYS = re.compile(r"\((?:income|expense|gain|loss|benefit)\)", re.I)
 _STOP_WORDS = {"the", "a", "an", "of", "and", "to", "for", "in", "on", "at", "by", "from"}
+# parse failures a described line item can cause: no name found, or a shape left unbuilt
+_UNBUILT = ("metric not understood", "asks for a ratio or change the parser could not build",
+            "no metric or line item recognised", "no line item recognised")
 DEFAULT_DECIMALS = {"usd": 2, "usd_per_share": 2, "ratio": 2, "percent": 2, "days": 2}
 
 
@@ -189,6 +200,9 @@ class Agent:
         own = {d for d, _ in pages} | ({doc_hint} if doc_hint else set())
         spelt = frozenset(words[i] for i in company_positions(words, own, self.companies))
         pq = parse_question(question, self.vocab, doc_type, spelt)
+        if not pq.figure and pq.reason.startswith(_UNBUILT) and self.meaning.glossary:
+            # a line item described in the question's own words stopped the parser
+            question, pq = self._name_described(question, pq, doc_type, spelt, steps)
         steps.append({"step": "plan", "figure": pq.figure, "reason": pq.reason,
                       "metric": pq.metric, "formula": pq.expression,
                       "inputs": [f"{c} FY{y}" for c, y in pq.inputs], "duration": pq.duration})
@@ -283,6 +297,35 @@ class Agent:
         return resolve_rows(phrase, None if concept in pq.labels else concept, facts,
                             self.resolver, skip, self._similarity,
                             glossary.read if glossary else None)
+
+    def _name_described(self, question: str, pq: ParsedQuestion, doc_type: str | None,
+                        spelt: frozenset[str], steps: list[dict]) -> tuple[str, ParsedQuestion]:
+        """The question with its described line items named by their vocabulary terms
+        (``fingap.answers.described``) and its parse, when that parse builds a figure; else
+        the question and parse as they were."""
+        glossary = self.meaning.glossary
+        asked = asked_phrase(question)
+        if asked is None:
+            return question, pq
+        # a replacement is the parse's own reading, which the gate no longer sees: it must be
+        # as sure as the gate's label check (``answer.label_threshold``)
+        floor = self.meaning.params.label_threshold
+
+        def read(words: str) -> tuple[str, float] | None:
+            got = glossary.read(gloss_phrase(words))
+            return got if got and got[1] >= floor else None
+
+        text, done = name_described_items(question, asked, read, self.vocab, load_library(),
+                                          spelt)
+        if not done:
+            return question, pq
+        again = parse_question(text, self.vocab, doc_type, spelt)
+        if not again.figure:
+            return question, pq
+        steps.append({"step": "name_described", "question": text,
+                      "read": [{"words": r.words, "concept": r.concept, "score": r.score}
+                               for r in done]})
+        return text, again
 
     def _phrase(self, pq: ParsedQuestion, concept: str) -> str:
         """The operand's words: its printed-label phrase, the question's words for a concept,

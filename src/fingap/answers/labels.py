@@ -59,11 +59,17 @@ def normalise_phrase(text: str) -> str:
 # a line item's maturity: due within a year (current) or after it (noncurrent); "current
 # portion of long-term debt" is due within the year
 _SHORT = re.compile(r"(?<!non )(?<!non)\bcurrent\b|\bshort\s*term\b|\bwithin\s+(?:(?:a|one|1|the|"
-                    r"next|coming)\s+)*(?:year|twelve\s+months|12\s+months)\b", re.I)
+                    r"next|coming|following)\s+)*(?:year|twelve\s+months|12\s+months)\b", re.I)
 # "Long-term debt, net of current portion": what a label nets out is no part of its maturity
 _NETTED = re.compile(r"\s+(?:net\s+of|less|excluding)\s+.*$")
 _LONG = re.compile(r"\bnon\s*current\b|\blong\s*term\b|\b(?:after|beyond)\s+(?:more\s+than\s+)?"
                    r"(?:a|one|1)\s+year\b|\b(?:after|beyond)\s+(?:twelve|12)\s+months\b", re.I)
+
+
+def maturity_as_one_word(text: str) -> str:
+    """The text with each phrase that gives a maturity ("within the next twelve months") as one
+    word: a line item's name is counted in words, and its maturity is one qualifier."""
+    return _LONG.sub(" noncurrent ", _SHORT.sub(" current ", text))
 
 
 def horizon(text: str) -> str | None:

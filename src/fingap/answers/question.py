@@ -32,7 +32,7 @@ from functools import lru_cache
 
 from .calculator import CalcError, names_in, parse_expression
 from .formulas import Metric, expand, input_name, load_library, split_input_name
-from .labels import Vocabulary, normalise_phrase
+from .labels import Vocabulary, maturity_as_one_word, normalise_phrase
 from .periods import strip_period_phrases
 from .resolver import content_stems
 
@@ -256,7 +256,10 @@ _DAYS = re.compile(r"\bin\s+days\b|\bdays\s*[,.]?\s*(?:one|two|zero|\d)\s+decima
                    r"\b(?:dso|dio|dpo)\b|conversion\s+cycle", re.I)
 # (word-bounded: "operations" holds no ratio)
 _RATIO_WORDS = re.compile(r"%|percent|margin|\bratios?\b|\brate\b|cagr|turnover|\bdays\b|growth|"
-                          r"\bchange\b|\breturn\s+on\b|\bper\b|\byield\b", re.I)
+                          r"\bchange\b|\breturn\s+on\b|\byield\b|"
+                          # "per share" is a rate; "per the balance sheet" names a source
+                          # (a phrase may end at "per" once the statement's name is gone)
+                          r"\bper\b(?!\s+(?:the|its|their|this|that|these|those)\b|\s*$)", re.I)
 _DEPTH = 4
 
 
@@ -436,7 +439,8 @@ def _operand(phrase: str, ctx: _Context) -> tuple[str, str]:
     if spent_as and _SPENT.search(norm):
         # "money spent on plant and equipment": the cash flow of buying it, not its balance
         concept = spent_as
-    ctx.phrases.setdefault(concept, norm)
+    # the question's words for the line item, not the period it is asked for
+    ctx.phrases.setdefault(concept, " ".join(_PERIOD_PHRASE.sub(" ", norm).split()) or norm)
     unit = "usd_per_share" if concept == "eps_diluted" else "usd"
     if averaged:
         ys = years if len(years) >= 2 else [year - 1, year]
@@ -487,7 +491,7 @@ _NOT_NAME_WORDS = {"jan", "january", "feb", "february", "mar", "march", "apr", "
                    "jun", "june", "jul", "july", "aug", "august", "sep", "sept", "september",
                    "oct", "october", "nov", "november", "dec", "december", "end", "close", "as",
                    "x", "usd", "dollars", "thousands", "millions", "billions", "mn", "bn", "dp",
-                   "decimal", "decimals", "places", "percent", "rounded"}
+                   "decimal", "decimals", "places", "percent", "rounded", "per"}
 
 
 # a longer phrase holds the words of its context too ("tax charge ... against pre-tax profit"),
@@ -499,12 +503,16 @@ _MAX_LABEL_WORDS = 8
 def _label_input(norm: str, ctx: _Context, phrase: str) -> str:
     """The input name of a line item known only by its words, resolved against the printed
     labels by the agent (``fingap.answers.resolver``); its phrase goes into ``ctx.labels``."""
-    words = [w for w in _PERIOD_PHRASE.sub(" ", norm).split()
-             if w not in _STOP and w not in _NOT_NAME_WORDS and w not in ctx.company_words
-             and not re.search(r"\d", w)]
+    def name_words(text: str) -> list[str]:
+        return [w for w in _PERIOD_PHRASE.sub(" ", text).split()
+                if w not in _STOP and w not in _NOT_NAME_WORDS and w not in ctx.company_words
+                and not re.search(r"\d", w)]
+
+    words = name_words(norm)
     # a phrase that names a ratio, rate or change ("receivable days", "widget ratio") is a
     # metric the parser could not build, never a printed line item
-    if len(words) < 2 or len(words) > _MAX_LABEL_WORDS or _RATIO_WORDS.search(norm):
+    if len(words) < 2 or len(name_words(maturity_as_one_word(norm))) > _MAX_LABEL_WORDS or \
+            _RATIO_WORDS.search(norm):
         raise CalcError(f"no line item recognised in {phrase.strip()!r}")
     name = LABEL_PREFIX + "_".join(re.sub(r"[^a-z]", "", w) or "x" for w in words)
     ctx.labels[name] = " ".join(words)
@@ -872,11 +880,20 @@ _FRAMING_START = re.compile(r"^(?:as\s+an?|acting\s+as|using|with|from|relying|b
                             r"looking|working|going|drawing|limited|sticking|reading)\b", re.I)
 
 
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+# "As of June 30", "For the six months ended July 29" (the year already taken out): a date
+_DATE_LEAD = re.compile(
+    rf"^(?:as\s+(?:of|at)|at|on|for)\s+(?:the\s+(?:close|end)\s+of\s+)?(?:{_MONTH}\s+\d{{1,2}}|"
+    r"(?:the\s+)?(?:fiscal\s+)?(?:years?|quarters?|(?:three|six|nine|twelve)\s+months|"
+    rf"\d+\s+weeks)\s+(?:ended|ending)\s+{_MONTH}\s+\d{{1,2}})$", re.I)
+
+
 def _framing(lead: str) -> bool:
     """Whether the words before the question word only frame it: they open as a role or a
-    source does ("Boeing's total current liabilities at ...: what was the figure?" names the
-    line item there instead)."""
-    return _FRAMING_START.search(lead.strip()) is not None
+    source does, or give only a date ("Boeing's total current liabilities at ...: what was the
+    figure?" names the line item there instead)."""
+    return _FRAMING_START.search(lead.strip()) is not None or \
+        _DATE_LEAD.match(" ".join(lead.split())) is not None
 
 
 # a ratio asked as a decimal fraction, never "two decimal places"
@@ -915,7 +932,9 @@ _STOP = {"the", "a", "an", "of", "and", "for", "in", "on", "at", "to", "from", "
 
 
 _PHRASE_END = {"over", "divided", "minus", "plus", "less", "times", "and", "or", "as", "by",
-               "for", "in", "from", "between", "at", "on", "to", "of"}
+               "for", "in", "from", "between", "at", "on", "to", "of",
+               # a period follows the line item's words, never qualifies them
+               "during", "ended", "ending", "through"}
 
 
 def _term_phrases(text: str, vocab: Vocabulary) -> dict[str, str]:
