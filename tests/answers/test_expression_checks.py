@@ -1,6 +1,8 @@
 import ast
+from dataclasses import replace
 
 from fingap.answers.expression_checks import (
+    annualize_reason,
     arithmetic_reason,
     average_reason,
     change_reason,
@@ -83,6 +85,17 @@ def test_an_operation_the_question_states_is_one_the_formula_takes():
     q3 = "Taking everything ACME owned and subtracting everything it owed, what was left?"
     assert arithmetic_reason(q3, "equity__fy2022", printed=lambda op: op is ast.Sub) is None
     assert "subtracts" in arithmetic_reason(q3, "equity__fy2022", printed=lambda op: False)
+
+
+def test_an_annualized_figure_needs_a_formula_that_scales_the_period():
+    q = "What annualized return on equity did ACME earn in the first quarter of 2021? Percent."
+    pq = parse_question(q)
+    assert pq.duration == "3M"
+    assert "annualizes" in annualize_reason(q, pq)
+    assert annualize_reason(q, replace(pq, expression=f"({pq.expression}) * 4")) is None
+    # "(not annualised)" asks for the quarter's own figure, a year needs no scaling
+    assert annualize_reason(q.replace("annualized", "(not annualised)"), pq) is None
+    assert annualize_reason(q, replace(pq, duration="12M")) is None
 
 
 def test_year_end_balances_are_not_averaged():

@@ -24,6 +24,9 @@ def test_concepts_of_printed_labels():
     assert v.concept_of("Cost of sales")[0] == "cogs"
     assert v.concept_of("Net income attributable to ACME")[0] == "net_income"
     assert v.concept_of("Net income attributable to noncontrolling interest") is None
+    # the consolidated form of the parent's share, as ASC 810 statements print it
+    assert v.concept_of("Consolidated net income attributable to ACME")[0] == "net_income"
+    assert v.concept_of("Consolidated net income attributable to noncontrolling interest") is None
     assert v.concept_of("Total current liabilities")[0] == "total_current_liabilities"
     assert v.concept_of("Something else entirely") is None
     # earlier patterns are preferred: "Total revenues" ranks before plain "Sales"

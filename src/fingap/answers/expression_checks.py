@@ -150,6 +150,21 @@ def average_reason(question: str, expression: str) -> str | None:
     return None
 
 
+# "(not annualised)", "without annualizing" ask for the period's own figure
+_ANNUALIZE = re.compile(r"(?<!not\s)(?<!without\s)\bannuali[sz](?:e|ed|es|ing|ation)\b", re.I)
+# times 4 (a quarter), 2 (a half), 12 / months or 52 / weeks; not the percent's 100
+_SCALED = re.compile(r"\*\s*\(?\s*(?:4|2|12|52)(?:\.0)?\b")
+
+
+def annualize_reason(question: str, pq: ParsedQuestion) -> str | None:
+    """A question that annualizes a shorter period's figure ("annualized return on equity in
+    the first quarter") gets a formula that scales it to a year (times 4, 2, 12 / n ...)."""
+    if _ANNUALIZE.search(question) and pq.duration != "12M" and \
+            not _SCALED.search(pq.expression):
+        return "the question annualizes a shorter period's figure; the formula does not"
+    return None
+
+
 # arithmetic stated in words; "less" and "over" are left out, since English uses them for
 # other things ("less than", "over the year")
 _STATED_OPERATIONS = {

@@ -64,6 +64,7 @@ import numpy as np
 
 from ..ingestion.documents import LEGAL_SUFFIXES, company_name_keys
 from .expression_checks import (
+    annualize_reason,
     arithmetic_reason,
     average_reason,
     change_reason,
@@ -128,7 +129,18 @@ _COMMON = set(
     # expense", "capex, taken as ...", "in its earnings release")
     "spend spent pay paid hold held carry carried owe owed expense expenses charge charges "
     "taken defined measured computed calculated ie versus vs same basis trade release filing "
-    "plc inc corp corporation co ltd llc group holdings share fraction proportion portion"
+    "plc inc corp corporation co ltd llc group holdings share fraction proportion portion "
+    # how an amount came about: the verb of "how much did X earn / invest / put into / hand
+    # out / bring in / add back"; the line item is the noun it governs
+    "earn earned earns invest invested invests put puts putting into hand hands handed out "
+    "bring brings brought throw threw thrown off back keep keeps kept take took taken "
+    "carrying "
+    # how a question asks: "work out X", "what does X represent", "the result"
+    "work then express expressed represent represents result results produce produced get "
+    # whose share: "its own shareholders", "common stockholders" (checked by the variant check)
+    "own common "
+    # when: "at the close of fiscal 2017"
+    "close"
     .split())
 _SHAPE_PERCENT = re.compile(r"%|\bpercent|\bmargin\b|\bshare\s+of\b|\bfraction\b|\bproportion\b|"
                             r"\bgrowth\b|\bgr[eo]w\b|\brate\b|\bhow\s+fast\b|\bcagr\b|\breturn\s+on\b",
@@ -928,6 +940,7 @@ class MeaningGate:
                        dimension_reason(pq.expression, pq.unit, per_share),
                        weight_reason(pq.expression), years_reason(question, pq, inputs),
                        average_reason(question, pq.expression),
+                       annualize_reason(question, pq),
                        arithmetic_reason(question, pq.expression,
                                          (lambda op: self.printed_as(inputs[0], op))
                                          if len(inputs) == 1 else None),
