@@ -133,8 +133,11 @@ def evaluate_set(name: str, agent: Agent, store: FactStore, texts: dict) -> dict
         scale = [s for s in rec.steps if s.get("step") == "compute"][-1].get("scale")
         if not record_value_matches({"value": rec.value, "scale": scale}, q["answer"]):
             continue
-        pq = parse_question(q["question"], agent.vocab, doc_type_of(q["doc"]))
-        clean = agent.meaning.check(q["question"], pq, rec.inputs, rec.value, rec.value)
+        # the question as the agent answered it: with its described line items named
+        question = next((s["question"] for s in rec.steps if s.get("step") == "name_described"),
+                        q["question"])
+        pq = parse_question(question, agent.vocab, doc_type_of(q["doc"]))
+        clean = agent.meaning.check(question, pq, rec.inputs, rec.value, rec.value)
         result["answers"]["n"] += 1
         result["answers"]["flagged"] += int(not clean.passed)
         for k, inp in enumerate(rec.inputs):
@@ -143,7 +146,7 @@ def evaluate_set(name: str, agent: Agent, store: FactStore, texts: dict) -> dict
             for kind, bad in corruptions(inp, store, texts).items():
                 inputs = copy.deepcopy(rec.inputs)
                 inputs[k] = bad
-                g = agent.meaning.check(q["question"], pq, inputs, rec.value, rec.value)
+                g = agent.meaning.check(question, pq, inputs, rec.value, rec.value)
                 c = result["corrupted"][kind]
                 c["n"] += 1
                 c["flagged"] += int(not g.passed)

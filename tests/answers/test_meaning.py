@@ -578,3 +578,20 @@ def test_inputs_from_two_printings_of_one_statement_are_withheld():
                                   inp("capex__fy2023", 55, "cash_flow")]) is None
     # a note's table is no statement printing
     assert two_statements_reason([payables, inp("inventory__fy2023", 93, "table")]) is None
+
+
+def test_the_minority_share_of_a_line_item_is_told_from_the_companys_own():
+    from fingap.answers.meaning import _MINORITY_ASKED, _MINORITY_SHARE, _PARENT_ASKED
+
+    assert _MINORITY_SHARE.search("Net income attributable to non-controlling interests")
+    assert _MINORITY_SHARE.search("Consolidated net income attributable to noncontrolling interest")
+    assert _MINORITY_SHARE.search("Noncontrolling interests")
+    assert not _MINORITY_SHARE.search("Net income attributable to ACME plc")
+    # asked for the company's own share, in so many words
+    for q in ("What profit did ACME report for its own shareholders in FY2023?",
+              "ACME's net profit (after minority interests) for FY2018?",
+              "ACME's FY2022 net income, excluding noncontrolling interests?"):
+        assert _PARENT_ASKED.search(q), q
+    # asked for the minority's share
+    q = "How much of ACME's FY2022 net income was attributable to noncontrolling interests?"
+    assert _MINORITY_ASKED.search(q) and not _PARENT_ASKED.search(q)

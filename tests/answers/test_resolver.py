@@ -102,3 +102,31 @@ def test_the_resolver_may_not_use_the_gates_matcher():
         resolver_params({"resolver_matcher": "minilm"})
     with pytest.raises(ParamError, match="vocabulary_prior"):
         resolver_params({"vocabulary_prior": "yes"})
+
+
+def test_a_concept_printed_in_unknown_words_is_read_from_its_labels_on_its_own_statement():
+    def fact(label, statement, page=1):
+        return {"label_norm": label, "concept": None, "page": page, "statement": statement}
+
+    facts = [fact("purchases of land buildings and equipment", "cash_flow"),
+             fact("dividends payable", "balance_sheet", 2),
+             fact("proceeds from sale of land", "cash_flow")]
+    reads = {"purchases land buildings equipment": ("capex", 0.8),
+             "dividends payable": ("capex", 0.9), "proceeds sale land": ("revenue", 0.9)}
+    out = resolve_rows("capital expenditures", "capex", facts, label_gloss=reads.get,
+                       home="cash_flow")
+    # the balance-sheet row reads as capex too, but sits on another statement
+    assert [f["label_norm"] for f in out] == ["purchases of land buildings and equipment"]
+    assert out[0]["resolver_gloss"] == "capex" and out[0]["resolver_score"] == 0.8
+    # without the reader, or over a whole document's labels, nothing is read
+    assert resolve_rows("capital expenditures", "capex", facts, home="cash_flow") == []
+    many = facts + [fact(f"line {i}", "cash_flow") for i in range(400)]
+    assert resolve_rows("capital expenditures", "capex", many, label_gloss=reads.get,
+                        home="cash_flow") == []
+
+
+def test_a_negated_label_is_read_as_nothing():
+    from fingap.answers.resolver import gloss_phrase
+
+    assert gloss_phrase("Dividends declared and not paid") == ""
+    assert gloss_phrase("Dividends declared") == "dividends declared"

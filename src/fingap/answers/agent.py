@@ -294,9 +294,17 @@ class Agent:
         skip = {w for i, w in enumerate(words)
                 if i in company_positions(words, docs, self.companies)}
         glossary = self.resolver_glossary
+        floor = self.meaning.params.label_threshold
+
+        def label_read(label: str) -> tuple[str, float] | None:
+            # a printed label read by meaning must be as sure as the gate's label check
+            got = glossary.read(label)
+            return got if got and got[1] >= floor else None
+
         return resolve_rows(phrase, None if concept in pq.labels else concept, facts,
                             self.resolver, skip, self._similarity,
-                            glossary.read if glossary else None)
+                            glossary.read if glossary else None,
+                            label_read if glossary else None, self._statement(concept))
 
     def _name_described(self, question: str, pq: ParsedQuestion, doc_type: str | None,
                         spelt: frozenset[str], steps: list[dict]) -> tuple[str, ParsedQuestion]:

@@ -212,6 +212,12 @@ def period_end_reason(question: str, columns: list[ColumnHeader]) -> str | None:
         f"{_MONTHS[month]} {year}"
 
 
+# a row that is the noncontrolling (minority) interests' share of a line item, and a question
+# that asks about that share
+_MINORITY_SHARE = re.compile(r"\b(?:attributable|applicable|allocated)\s+to\s+(?:the\s+)?"
+                             r"(?:non-?\s?controlling|minority)|^\s*(?:non-?\s?controlling|"
+                             r"minority)\s+interests?\b", re.I)
+_MINORITY_ASKED = re.compile(r"\bnon-?\s?controlling|\bminority", re.I)
 _RESIDUAL = re.compile(r"\b(?:other|all\s+other|miscellaneous|remaining)\b", re.I)
 _SHARE = re.compile(r"\bshare\b|\bfraction\b|\bproportion\b|\bportion\b|\bas\s+an?\s+%|"
                     r"\bpercentage\s+of\b|%\s+of\b", re.I)
@@ -230,10 +236,11 @@ _CASH_GENERATED = re.compile(r"\bcash\b.*\b(?:generat(?:e|es|ed|ing)|brought\s+i
 _LABEL_TAIL = re.compile(r"\b(?:before|after|excluding|net\s+of)\b", re.I)
 # a figure the question asks explicitly for the company's own shareholders' share of
 _PARENT_ASKED = re.compile(
-    r"\b(?:leaving\s+out|leave\s+out|excluding|excludes?|without|net\s+of|other\s+than)\s+(?:the\s+)?"
+    r"\b(?:leaving\s+out|leave\s+out|excluding|excludes?|without|net\s+of|other\s+than|after)\s+"
+    r"(?:the\s+)?"
     r"(?:stakes?\s+\w+\s+(?:by\s+)?)?(?:non-?\s?controlling|minority)|"
     r"\b(?:belonging|belongs|attributable)\s+to\s+(?:[\w.&'\u2019-]+\s+){0,4}?(?:own\s+)?"
-    r"(?:share|stock)holders\b", re.I)
+    r"(?:share|stock)holders\b|\bown\s+(?:share|stock)holders\b", re.I)
 # a clause before the question's wh-word that includes or excludes something ("Including the
 # slice that matures within twelve months, how much ...")
 _LEADING_CLAUSE = re.compile(r"^(?P<lead>[^?]{3,160}?),\s+(?:how|what|by\s+how|by\s+what|which)\b",
@@ -856,6 +863,12 @@ class MeaningGate:
             elif lead > p.label_margin:
                 checks.reasons.append(f"{inp['name']}: another row on the page matches "
                                       f"{self.phrases(concept, pq)[0]!r} better (by {lead:.2f})")
+            elif _MINORITY_SHARE.search(inp["label"]) and \
+                    (not _MINORITY_ASKED.search(question) or _PARENT_ASKED.search(question)):
+                # "Net income attributable to noncontrolling interests" reads like net income
+                # once whose share is set aside, yet it is the minority's share of it
+                checks.reasons.append(f"{inp['name']}: {inp['label']!r} is the noncontrolling "
+                                      "interests' share, which the question does not ask for")
             elif _RESIDUAL.search(inp["label"]) and not any(
                     _RESIDUAL.search(x) for x in self.phrases(concept, pq)):
                 # "Other current assets" scores close to "current assets" by meaning, yet a

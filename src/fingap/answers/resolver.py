@@ -73,6 +73,10 @@ class ResolverParams:
     min_similarity: float = 0.6
 
 
+# the most distinct labels the glossary reads for an operand whose concept no row is read as:
+# a few candidate pages print well under this, a whole document (a follow-up) more
+MAX_LABELS_READ = 300
+
 # (phrase, labels) -> one cosine per label
 Similarity = Callable[[str, list[str]], Sequence[float]]
 # phrase -> (concept, score) it describes, or None (``fingap.answers.glossary.Glossary.read``)
@@ -81,7 +85,8 @@ GlossReader = Callable[[str], "tuple[str, float] | None"]
 
 # words that relate two line items or change one ("assets exceed liabilities", "debt including
 # its current slice"): a phrase holding one describes no single line item
-_RELATING = re.compile(r"\b(?:exceed\w*|than|minus|plus|less|net\s+of|excluding|including|"
+# ... and a negation ("dividends declared and not paid"), which a sentence embedder does not read
+_RELATING = re.compile(r"\b(?:not|exceed\w*|than|minus|plus|less|net\s+of|excluding|including|"
                        r"changed?|difference|between|versus|vs|ratio|per|over|above|below)\b")
 
 
@@ -104,13 +109,18 @@ def resolve_rows(phrase: str, concept: str | None, facts: list[dict],
                  params: ResolverParams = ResolverParams(),
                  skip_words: set[str] = frozenset(),
                  similarity: Similarity | None = None,
-                 gloss: GlossReader | None = None) -> list[dict]:
+                 gloss: GlossReader | None = None,
+                 label_gloss: GlossReader | None = None,
+                 home: str | None = None) -> list[dict]:
     """The candidate facts for an operand, each with ``resolver_overlap`` (and
     ``resolver_prior``). With the prior on and rows the vocabulary reads as ``concept``: all of
     those (the agent orders them by period and statement, the question's words breaking ties).
     Otherwise the facts of the labels with the highest lexical overlap with ``phrase``, if it
     reaches ``min_overlap``; else, with ``gloss``, the facts the vocabulary reads as the concept
-    the phrase describes (``resolver_gloss``); [] when nothing qualifies."""
+    the phrase describes (``resolver_gloss``). For a concept no row is read as, and no label
+    shares the phrase's words, ``label_gloss`` reads the printed labels themselves (those on
+    the concept's ``home`` statement, when given): the rows it reads as the concept. [] when
+    nothing qualifies."""
     want = content_stems(normalise_phrase(phrase), skip_words)
     overlap: dict[str, float] = {}
     for f in facts:
@@ -136,6 +146,20 @@ def resolve_rows(phrase: str, concept: str | None, facts: list[dict],
             if cos >= params.min_similarity:
                 score[label] = max(score[label], float(cos))
     best = max(score.values(), default=0.0)
+    if best <= 0.0 and label_gloss and params.vocabulary_prior and concept is not None and \
+            len(overlap) <= MAX_LABELS_READ:
+        # a line item of the vocabulary printed in words its patterns do not know ("Purchases
+        # of land, buildings, and equipment"): the rows whose label the glossary reads as the
+        # operand's concept; only over a few pages' labels (not a follow-up's whole document)
+        # ... and only rows of the concept's own statement ("Dividends payable" on a balance
+        # sheet is no dividend paid, however close the words)
+        home_labels = {f["label_norm"] for f in facts if home is None or f["statement"] == home}
+        read_as = {label: got[1] for label in sorted(home_labels)
+                   if (got := label_gloss(gloss_phrase(label))) and got[0] == concept}
+        return [f | {"resolver_prior": False, "resolver_gloss": concept,
+                     "resolver_overlap": round(overlap[f["label_norm"]], 4),
+                     "resolver_score": read_as[f["label_norm"]]}
+                for f in facts if f["label_norm"] in read_as]
     if best <= 0.0:
         # the glossary is the vocabulary's knowledge too: off with the prior
         read = gloss(gloss_phrase(phrase, skip_words)) \
