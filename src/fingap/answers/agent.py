@@ -200,7 +200,7 @@ class Agent:
         own = {d for d, _ in pages} | ({doc_hint} if doc_hint else set())
         spelt = frozenset(words[i] for i in company_positions(words, own, self.companies))
         pq = parse_question(question, self.vocab, doc_type, spelt)
-        if not pq.figure and pq.reason.startswith(_UNBUILT) and self.meaning.glossary:
+        if not pq.figure and pq.reason.startswith(_UNBUILT) and self.resolver_glossary:
             # a line item described in the question's own words stopped the parser
             question, pq = self._name_described(question, pq, doc_type, spelt, steps)
         steps.append({"step": "plan", "figure": pq.figure, "reason": pq.reason,
@@ -294,37 +294,29 @@ class Agent:
         skip = {w for i, w in enumerate(words)
                 if i in company_positions(words, docs, self.companies)}
         glossary = self.resolver_glossary
-        floor = self.meaning.params.label_threshold
-
-        def label_read(label: str) -> tuple[str, float] | None:
-            # a printed label read by meaning must be as sure as the gate's label check
-            got = glossary.read(label)
-            return got if got and got[1] >= floor else None
-
         return resolve_rows(phrase, None if concept in pq.labels else concept, facts,
                             self.resolver, skip, self._similarity,
                             glossary.read if glossary else None,
-                            label_read if glossary else None, self._statement(concept))
+                            self._sure_reading if glossary else None, self._statement(concept))
+
+    def _sure_reading(self, phrase: str) -> tuple[str, float] | None:
+        """The resolver's glossary reading of a phrase (``gloss_phrase`` applied) when it is as
+        sure as the gate's label check (``answer.label_threshold``): a reading that picks a row
+        or rewrites the question is one the gate no longer checks by its words."""
+        got = self.resolver_glossary.read(phrase)
+        return got if got and got[1] >= self.meaning.params.label_threshold else None
 
     def _name_described(self, question: str, pq: ParsedQuestion, doc_type: str | None,
                         spelt: frozenset[str], steps: list[dict]) -> tuple[str, ParsedQuestion]:
         """The question with its described line items named by their vocabulary terms
         (``fingap.answers.described``) and its parse, when that parse builds a figure; else
         the question and parse as they were."""
-        glossary = self.meaning.glossary
         asked = asked_phrase(question)
         if asked is None:
             return question, pq
-        # a replacement is the parse's own reading, which the gate no longer sees: it must be
-        # as sure as the gate's label check (``answer.label_threshold``)
-        floor = self.meaning.params.label_threshold
-
-        def read(words: str) -> tuple[str, float] | None:
-            got = glossary.read(gloss_phrase(words))
-            return got if got and got[1] >= floor else None
-
-        text, done = name_described_items(question, asked, read, self.vocab, load_library(),
-                                          spelt)
+        text, done = name_described_items(
+            question, asked, lambda words: self._sure_reading(gloss_phrase(words)), self.vocab,
+            load_library(), spelt)
         if not done:
             return question, pq
         again = parse_question(text, self.vocab, doc_type, spelt)

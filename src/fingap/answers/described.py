@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .formulas import Metric
+from .formulas import Metric, metric_term_spans
 from .labels import Vocabulary, horizon, normalise_phrase
 
 # words that open or close no description of a line item ("of its", "the", "and")
@@ -98,10 +98,6 @@ def _known_tokens(words: list[str], vocab: Vocabulary, library: dict[str, Metric
     for w in words:
         starts.append(len(text) + (1 if text else 0))
         text = f"{text} {w}" if text else w
-    spans = [(a, b) for a, b, _ in vocab.find_terms(text)]
-    for metric in library.values():
-        for term in metric.terms:
-            t = normalise_phrase(term)
-            spans += [m.span() for m in
-                      re.finditer(rf"(?<![a-z0-9]){re.escape(t)}(?![a-z0-9])", text)]
+    spans = [(a, b) for a, b, _ in vocab.find_terms(text)] + \
+        metric_term_spans(text, library.values())
     return {i for i, s in enumerate(starts) if any(a <= s < b for a, b in spans)}

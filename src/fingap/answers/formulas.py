@@ -18,6 +18,7 @@ from importlib import resources
 import yaml
 
 from .calculator import CalcError
+from .labels import normalise_phrase
 
 _INPUT = re.compile(r"^(?P<concept>[a-z_]+?)__fy(?P<year>\d{4})$")
 
@@ -30,6 +31,18 @@ class Metric:
     unit: str                  # ratio | percent | days | usd
     # plausible range of the result, (low, high), either None for open; None: no bound
     bounds: tuple[float | None, float | None] | None = None
+
+
+def metric_term_spans(text: str, metrics) -> list[tuple[int, int]]:
+    """The (start, end) of every whole-word mention of a term of ``metrics`` in the
+    normalised ``text``."""
+    spans = []
+    for metric in metrics:
+        for term in metric.terms:
+            t = normalise_phrase(term)
+            spans += [m.span() for m in
+                      re.finditer(rf"(?<![a-z0-9]){re.escape(t)}(?![a-z0-9])", text)]
+    return spans
 
 
 def input_name(concept: str, year: int) -> str:

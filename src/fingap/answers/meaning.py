@@ -75,7 +75,7 @@ from .expression_checks import (
     years_reason,
 )
 from .fact_store import FactStore
-from .formulas import load_library
+from .formulas import load_library, metric_term_spans
 from .gate import (
     PAGE_HEAD_LINES,
     ColumnHeader,
@@ -480,11 +480,7 @@ def unexplained_words(question: str, pq: ParsedQuestion, vocab: Vocabulary,
     # is defined as ...": the definition replaced the library's formula)
     metrics = [library[pq.metric]] if pq.metric in library else \
         list(library.values()) if pq.metric == "definition" else []
-    for metric in metrics:
-        for term in metric.terms:
-            t = normalise_phrase(term)
-            spans += [(m.start(), m.end()) for m in
-                      re.finditer(rf"(?<![a-z0-9]){re.escape(t)}(?![a-z0-9])", asked)]
+    spans += metric_term_spans(asked, metrics)
     # the words a line item was resolved by: its vocabulary term (the spans above) or its
     # label phrase; not the whole operand text the parse read it from
     # ... and the names the question defines itself ("EBIT taken as ...")
