@@ -26,7 +26,8 @@ missed when it was measured (#36), so it became a development set; ``final2``
 ``final3`` (``random.Random(3406)``, excluding all five) the one after it, ``final4``
 (``random.Random(3407)``, excluding all six) the next, and ``final5`` (``random.Random(3408)``,
 excluding all seven) the one after that, and ``final6`` (``random.Random(3409)``, excluding all
-eight) the next, and ``final7`` (``random.Random(3410)``, excluding all nine) the one after.
+eight) the next, and ``final7`` (``random.Random(3410)``, excluding all nine) the one after,
+and ``final8`` (``random.Random(3411)``, excluding all ten) the next.
 
 How the pairs are used (by hand, checked by ``annotations/verify_questions.py``): in drawn
 order; a pair is skipped only when the document does not print what its metric needs, with the
@@ -51,7 +52,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 SETS = {"fresh": 3401, "final": 3402, "fresh2": 3403, "fresh3": 3404, "final2": 3405,
-        "final3": 3406, "final4": 3407, "final5": 3408, "final6": 3409, "final7": 3410}
+        "final3": 3406, "final4": 3407, "final5": 3408, "final6": 3409, "final7": 3410,
+        "final8": 3411}
 N_10K = 30
 N_OTHER = 22
 N_OTHER_RESERVE = 12
@@ -107,7 +109,11 @@ def main(argv: list[str] | None = None) -> int:
                         "final4_pairs.json", "final5_pairs.json"],
              "final7": ["fresh_pairs.json", "final_pairs.json", "fresh2_pairs.json",
                         "fresh3_pairs.json", "final2_pairs.json", "final3_pairs.json",
-                        "final4_pairs.json", "final5_pairs.json", "final6_pairs.json"]}[args.set]
+                        "final4_pairs.json", "final5_pairs.json", "final6_pairs.json"],
+             "final8": ["fresh_pairs.json", "final_pairs.json", "fresh2_pairs.json",
+                        "fresh3_pairs.json", "final2_pairs.json", "final3_pairs.json",
+                        "final4_pairs.json", "final5_pairs.json", "final6_pairs.json",
+                        "final7_pairs.json"]}[args.set]
     earlier = [HERE / f for f in EARLIER + later]
     used: set[tuple[str, str]] = set()
     for path in earlier:
