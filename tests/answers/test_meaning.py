@@ -595,3 +595,42 @@ def test_the_minority_share_of_a_line_item_is_told_from_the_companys_own():
     # asked for the minority's share
     q = "How much of ACME's FY2022 net income was attributable to noncontrolling interests?"
     assert _MINORITY_ASKED.search(q) and not _PARENT_ASKED.search(q)
+
+
+def test_a_concepts_own_statement_is_no_excuse_when_the_question_names_two_others(gate):
+    # revenue's home is the income statement: a question naming only the cash flow statement
+    # may still read it there, but one that names the balance sheet and the cash flow
+    # statement as what it works from may not
+    sales = _input("revenue__fy2022", "revenue", "Net sales", 32765.0, 2, statement="income")
+    one = ("Using the cash flow statement, what was ACME's FY2022 revenue? USD millions.")
+    g = gate.check(one, parse_question(one), [sales], 32765.0, 32765.0)
+    assert not any("the row sits on" in r for r in g.reasons), g.reasons
+    two = ("Using the balance sheet and the cash flow statement, what was ACME's FY2022 "
+           "revenue? USD millions.")
+    g = gate.check(two, parse_question(two), [sales], 32765.0, 32765.0)
+    assert any("the row sits on income" in r for r in g.reasons), g.reasons
+
+
+def test_a_total_printed_under_the_rows_it_sums(tmp_path):
+    # "the sum of its short-term assets" answered from "Total current assets": the three rows
+    # printed above it make it up, to their rounding; another value, or the first row, does not
+    lines = ["ACME Corp", "Consolidated Balance Sheets", "(in millions)", "2022 2021",
+             "Cash 100 90", "Receivables 250 240", "Inventories 150 140",
+             "Total current assets 500 470"]
+    texts = {(DOC, 0): "\n".join(lines)}
+    row = {"doc": DOC, "page": 0, "table": 0, "statement": "balance_sheet", "section": "",
+           "year": 2022, "fiscal_year": 2022, "duration": None, "period_end": None,
+           "end_date": None, "column": 0, "n_columns": 2, "percent": False, "scale": "millions"}
+    facts = [row | {"label": label, "value": v, "printed": printed}
+             for label, v, printed in [("Cash", 100.0, "100"), ("Receivables", 250.0, "250"),
+                                       ("Inventories", 150.4, "150"),
+                                       ("Total current assets", 500.0, "500")]]
+    write_store(tmp_path / "f.sqlite", facts, Vocabulary.load(), companies={DOC: "ACME Corp"})
+    g = MeaningGate(FactStore(tmp_path / "f.sqlite"), texts, Vocabulary.load(),
+                    GateParams("minilm", 0.7, 0.1))
+    total = _input("total_current_assets__fy2022", "total_current_assets",
+                   "Total current assets", 500.0, 0)
+    assert g.printed_as(total, ast.Add) and g.sums_rows_above(total)
+    assert not g.sums_rows_above(total | {"value": 520.0})
+    assert not g.sums_rows_above(_input("cash__fy2022", "cash", "Cash", 100.0, 0))
+    assert not g.printed_as(total, ast.Div)

@@ -522,3 +522,33 @@ def test_a_date_before_the_question_word_is_no_line_item():
         p = parse_question(f"{lead}, 2023, what was the widget gadget gizmo doohickey "
                            "thingamajig whatsit sprocket flange bracket lever of Foo?")
         assert not p.figure and "widget gadget" in p.reason and lead not in p.reason, p.reason
+
+
+def test_a_question_that_refers_back_to_its_instruction_asks_the_instruction():
+    from fingap.answers.question import instruction_as_question
+
+    q = ("Using ACME's income statement, compute its net profit as a percentage of sales for "
+         "each of fiscal 2020, 2021 and 2022 and average the three. What is the average, in "
+         "percent to one decimal place?")
+    restated = instruction_as_question(q)
+    assert restated.startswith("What is its net profit as a percentage of sales for each of")
+    pq = parse_question(restated)
+    assert pq.figure and pq.unit == "percent" and pq.expression.endswith("/ 3)")
+    assert {y for _, y in pq.inputs} == {2020, 2021, 2022}
+    # a question sentence that names its own figure keeps it
+    assert instruction_as_question("Take the 10-K. What was ACME's FY2022 net income?") is None
+    assert instruction_as_question("What was ACME's FY2022 net income?") is None
+
+
+def test_a_list_of_years_after_the_asked_figure_is_its_period():
+    for q in ("What was ACME's cost of sales as a percentage of its sales, averaged over "
+              "fiscal 2020, 2021 and 2022?",
+              "What was ACME's cost of sales as a percentage of its sales over fiscal 2020, 2021 "
+              "and 2022, averaged?"):
+        pq = parse_question(q)
+        assert pq.figure, (q, pq.reason)
+        assert pq.expression.count("cogs__fy") == 3 and pq.expression.endswith("/ 3)")
+    # a maturity's "within a year" is no list of years
+    pq = parse_question("How many dollars of cash did ACME hold at December 31, 2022 for every "
+                        "dollar of obligations due within a year?")
+    assert "within" not in pq.expression or "year" in pq.expression

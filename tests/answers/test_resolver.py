@@ -130,3 +130,18 @@ def test_a_negated_label_is_read_as_nothing():
 
     assert gloss_phrase("Dividends declared and not paid") == ""
     assert gloss_phrase("Dividends declared") == "dividends declared"
+
+
+def test_a_sure_reading_of_the_phrase_beats_a_label_sharing_some_of_its_words():
+    # "short-term assets" shares two words with "Short-term debt", but the glossary reads it,
+    # as surely as the gate's label check, as total current assets: that row is read
+    facts = [_fact("short term debt"), _fact("total current assets", "total_current_assets", 2)]
+    reads = {"short term assets": ("total_current_assets", 0.8)}
+    out = resolve_rows("short-term assets", None, facts, label_gloss=reads.get)
+    assert [f["page"] for f in out] == [2] and out[0]["resolver_gloss"] == "total_current_assets"
+    # a label that holds every word of the phrase is what the phrase names
+    assert [f["page"] for f in resolve_rows("short-term debt", None, facts,
+                                            label_gloss=lambda p: ("total_current_assets",
+                                                                   0.8))] == [1]
+    # without a sure reading, the overlap decides as before
+    assert [f["page"] for f in resolve_rows("short-term assets", None, facts)] == [1]

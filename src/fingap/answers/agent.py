@@ -47,6 +47,7 @@ from .question import (
     NOT_FIGURE_REASONS,
     ParsedQuestion,
     asked_phrase,
+    instruction_as_question,
     parse_question,
 )
 from .resolver import ResolverParams, gloss_phrase, resolve_rows
@@ -200,6 +201,13 @@ class Agent:
         own = {d for d, _ in pages} | ({doc_hint} if doc_hint else set())
         spelt = frozenset(words[i] for i in company_positions(words, own, self.companies))
         pq = parse_question(question, self.vocab, doc_type, spelt)
+        if not pq.figure and pq.reason.startswith(_UNBUILT) and \
+                (restated := instruction_as_question(question)):
+            # the question sentence refers back to an instruction that names the figure
+            again = parse_question(restated, self.vocab, doc_type, spelt)
+            if again.figure:
+                steps.append({"step": "restate", "question": restated})
+                question, pq = restated, again
         if not pq.figure and pq.reason.startswith(_UNBUILT) and self.resolver_glossary:
             # a line item described in the question's own words stopped the parser
             question, pq = self._name_described(question, pq, doc_type, spelt, steps)

@@ -788,6 +788,28 @@ class MeaningGate:
                 got = a + b if op is ast.Add else a - b
                 if abs(got - target) <= 1.0 and a != target and b != target:
                     return True
+        return op is ast.Add and self.sums_rows_above(inp)
+
+    def sums_rows_above(self, inp: dict) -> bool:
+        """Whether the cited row is the sum of two or more rows printed directly above it in
+        its table and column ("Total current assets" under cash, receivables, inventories ...),
+        within the rounding of the rows summed: a printed subtotal of the items it totals."""
+        page = self.page_rows(inp)
+        cited = normalise_label(inp["label"])
+        row = next((f for f in page if f["label_norm"] == cited and f["year"] == inp["year"]
+                    and f["value"] == inp["value"]), None)
+        if row is None:
+            return False
+        column = sorted((f for f in page if f["tbl"] == row["tbl"] and f["col"] == row["col"]
+                         and not f.get("percent")), key=lambda f: f["id"])
+        at = column.index(row)
+        if at < 2:
+            return False
+        total = 0.0
+        for k, f in enumerate(reversed(column[:at]), 1):
+            total += f["value"]
+            if k >= 2 and abs(total - inp["value"]) <= 0.5 * k:
+                return True
         return False
 
     def also_named(self, concept: str, pq: ParsedQuestion) -> list[str]:
@@ -916,8 +938,11 @@ class MeaningGate:
                                        pq, duration)
                 home = self.vocab.concepts[concept].statement \
                     if concept in self.vocab.concepts else None
+                # a row of its own statement is read even where the question names another
+                # ("capex as a share of revenue, from the cash flow statement"), but not where
+                # the question names the two or more it works from and this is neither
                 if reason is None and pq.statements and statement not in pq.statements and \
-                        statement != home:
+                        (statement != home or len(pq.statements) > 1):
                     reason = f"the row sits on {statement}, the question names " + \
                         "/".join(pq.statements)
                 found.append(reason)

@@ -40,6 +40,10 @@ _FY = re.compile(r"\b(?:fy|fiscal(?:\s+year)?)\s*'?(\d{4}|\d{2})\b|\b((?:19|20)\
 _MULTI_YEAR = re.compile(r"\b(\d|two|three|four|five)[- ]year\s+average", re.I)
 _YEAR_RANGE = re.compile(r"(?:\bfy|\bfiscal(?:\s+year)?)?\s*'?\d{2,4}\s*(?:-|\u2013|to|through)\s*"
                          r"(?:fy|fiscal(?:\s+year)?)?\s*'?\d{2,4}\b", re.I)
+# what a list of years leaves at the end of the asked phrase once its years are read
+# ("..., averaged over fiscal 2016, 2017 and 2018" -> "..., averaged over , and")
+_YEAR_LIST_TAIL = re.compile(r"[\s,]*(?:\b(?:averaged|on\s+average|over|for|in|across|during|"
+                             r"each|of|the|fiscal(?:\s+years?)?|and|to|through)\b[\s,]*)*$", re.I)
 # a dated period: month (1), day (2), year (3)
 _DATE_IN_TEXT = re.compile(r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+"
                            r"(\d{1,2}),?\s+((?:19|20)\d{2})\b", re.I)
@@ -277,6 +281,34 @@ def definitions(text: str) -> dict[str, str]:
             if name and name not in out:
                 out[name] = rhs
     return out
+
+
+# an instruction that carries what is computed: "..., compute its net profit as a share of
+# sales for each of 2015-2017 and average the three. What is the average?"
+_INSTRUCTION = re.compile(r"(?:^|[.:;,]\s+|\bthen\s+)(?:please\s+)?(?:calculate|compute|"
+                          r"determine|find|take|work\s+out)\s+(?P<x>[^?.;]+)", re.I)
+# what a question sentence that refers back to its instruction is left with
+_BACK_WORDS = re.compile(r"\b(?:the|that|this|its|it|resulting|result|figure|number|value|"
+                         r"simple|overall|average|mean|three|two|four|five|year|years|"
+                         r"in|percent|percentage|as|a|to|one|two|decimal|places?|rounded|"
+                         r"round)\b|\d|[-,%()]", re.I)
+
+
+def instruction_as_question(text: str) -> str | None:
+    """The question with its instruction asked ("..., compute X for each of A, B and C and
+    average the three. What is the average ...?" -> "What is X for each of A, B and C and
+    average the three? ... What is the average ...?"), when the question sentence itself names
+    nothing but what the instruction produced ("the average", "that ratio"); else None."""
+    asked = asked_phrase(text)
+    if asked is None or _BACK_WORDS.sub(" ", normalise_phrase(asked)).strip():
+        return None
+    question_at = text.find("?")
+    m = next((m for m in _INSTRUCTION.finditer(text)
+              if question_at < 0 or m.start() < question_at), None)
+    if m is None:
+        return None
+    x = m["x"].strip()
+    return f"What is {x}? " + text[:m.start()].strip() + " " + text[m.end():].lstrip(". ")
 
 
 def asked_phrase(text: str, keep_remarks: bool = False) -> str | None:
@@ -765,11 +797,15 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
         span = list(range(min(years), max(years) + 1))
     asked_core = _MULTI_YEAR.sub(" ", _YEAR_RANGE.sub(" ", asked))
     asked_core = _FY.sub(" ", asked_core)
+    # the phrase as written is also a name a definition may give ("Foo coverage for FY2023:
+    # EBIT divided by ...")
+    as_written = asked_core
+    asked_core = _YEAR_LIST_TAIL.sub("", asked_core) or asked_core
     # the question's own definition of what it asks ("What is the FY2019 DPO? DPO is defined
     # as ...") wins over the formula library; its name may sit in a parenthesis ("(ROA)")
     asked_full = asked_phrase(text, keep_remarks=True) or ""
     main_def = None
-    names = [normalise_phrase(_clean(asked_core))] + [
+    names = [normalise_phrase(_clean(asked_core)), normalise_phrase(_clean(as_written))] + [
         normalise_phrase(_clean(r)) for r in re.findall(r"\(([^()]*)\)", asked_full)]
     main_def = next((defs[n] for n in names if n in defs), None)
     if main_def is None:

@@ -136,6 +136,16 @@ def resolve_rows(phrase: str, concept: str | None, facts: list[dict],
         # current assets" for total assets) is not this one, however many words it shares
         facts = [f for f in facts if f["concept"] is None]
         overlap = {f["label_norm"]: overlap[f["label_norm"]] for f in facts}
+    if concept is None and label_gloss and params.vocabulary_prior:
+        # a phrase that names a line item in other words ("short-term assets") shares a word
+        # or two with another printed label ("Short-term debt"): a reading of the phrase as
+        # sure as the gate's label check picks that line item's rows before a partial overlap
+        read = label_gloss(gloss_phrase(phrase, skip_words))
+        own = [f for f in facts if read and f["concept"] == read[0]]
+        if own and max(overlap.values(), default=0.0) < 1.0:
+            return [f | {"resolver_prior": False, "resolver_gloss": read[0],
+                         "resolver_overlap": round(overlap[f["label_norm"]], 4),
+                         "resolver_score": read[1]} for f in own]
     score = {k: v if v >= params.min_overlap else 0.0 for k, v in overlap.items()}
     if similarity is not None and score:
         labels = list(score)
