@@ -8,6 +8,8 @@ from fingap.answers.expression_checks import (
     change_reason,
     complement_reason,
     dimension_reason,
+    repeat_reason,
+    scale_reason,
     weight_reason,
     year_end_reason,
     years_reason,
@@ -129,3 +131,32 @@ def test_what_is_kept_rather_than_paid_out_is_a_complement():
     for q in ("What portion of ACME's 2022 revenue came from services rather than products?",
               "What was ACME's 2022 return on assets, as a decimal rather than a percent?"):
         assert complement_reason(q, "services__fy2022 / revenue__fy2022") is None
+
+
+def test_a_year_between_year_end_and_balance_is_still_a_year_end_balance():
+    averaged = "365 * ((accounts_payable__fy2015 + accounts_payable__fy2014) / 2) / cogs__fy2015"
+    q = ("Days payable outstanding for 2015, computed as the year-end 2015 balance owed to "
+         "vendors divided by cost of revenues, times 365?")
+    assert "averages them" in year_end_reason(q, averaged)
+    assert year_end_reason(q, "365 * accounts_payable__fy2015 / cogs__fy2015") is None
+
+
+def test_a_definition_applied_twice_squares_its_line_items():
+    twice = ("(365 * ((accounts_payable__fy2023 + accounts_payable__fy2022) / 2) / cogs__fy2023)"
+             " * ((accounts_payable__fy2022 + accounts_payable__fy2023) / 2) / cogs__fy2023")
+    assert "accounts_payable, cogs twice over" in repeat_reason(twice)
+    for once in ("(net_income__fy2017 / ((total_assets__fy2017 + total_assets__fy2016) / 2)) * 100",
+                 "(operating_income__fy2022 + depreciation__fy2022) / revenue__fy2022 * 100",
+                 "365 * inventory__fy2020 / cogs__fy2020 + 365 * receivables__fy2020 / "
+                 "revenue__fy2020 - 365 * payables__fy2020 / cogs__fy2020"):
+        assert repeat_reason(once) is None, once
+
+
+def test_days_and_a_percent_do_not_add():
+    mixed = ("365 * ((ap__fy2019 + ap__fy2020) / 2) / cogs__fy2020 + "
+             "(((inventory__fy2020 - inventory__fy2019) / inventory__fy2019) * 100)")
+    assert scale_reason(mixed) == "the formula adds days to percent"
+    assert scale_reason("((ni__fy2015 / rev__fy2015 * 100) + (ni__fy2016 / rev__fy2016 * 100)) "
+                        "/ 2") is None
+    assert scale_reason("365 * ap__fy2020 / (cogs__fy2020 + inventory__fy2020 - "
+                        "inventory__fy2019)") is None

@@ -634,3 +634,24 @@ def test_a_total_printed_under_the_rows_it_sums(tmp_path):
     assert not g.sums_rows_above(total | {"value": 520.0})
     assert not g.sums_rows_above(_input("cash__fy2022", "cash", "Cash", 100.0, 0))
     assert not g.printed_as(total, ast.Div)
+
+
+def test_a_division_the_question_spells_gives_a_quotient_not_a_percent():
+    q = ("What return on assets did ACME earn in 2022? Divide 2022 net profit by the mean of its "
+         "assets at the end of 2021 and 2022, and round to two decimals.")
+    assert "quotient" in shape_reason(q, "percent")
+    assert shape_reason(q, "ratio") is None
+    assert shape_reason(q.replace("two decimals", "two decimals, in percent"), "percent") is None
+
+
+def test_a_line_items_meaning_explains_the_words_beside_its_term():
+    vocab = Vocabulary.load()
+    # accounts payable is money owed to suppliers: "supplier" beside "payables" is accounted
+    # for; the same word far from any term of a line item read is not
+    q = "What were ACME's supplier payables at the end of FY2022? USD millions."
+    pq = parse_question(q)
+    assert pq.inputs and pq.inputs[0][0] == "accounts_payable"
+    assert "supplier" not in unexplained_words(q, pq, vocab, {DOC})
+    far = ("What were ACME's payables at the end of FY2022, as reported, counted before any "
+           "supplier rebates? USD millions.")
+    assert "supplier" in unexplained_words(far, parse_question(far), vocab, {DOC})

@@ -79,6 +79,68 @@ def dimension_reason(expression: str, unit: str, per_share: set[str]) -> str | N
     return None
 
 
+def _exponents(node: ast.expr, fresh: list[int]) -> Dim:
+    """The power of each line item (its name without the year) in a product or quotient; a sum
+    of different line items counts as one new quantity of its own."""
+    if isinstance(node, ast.Constant):
+        return _NONE
+    if isinstance(node, ast.Name):
+        return ((node.id.split("__fy")[0], 1),)
+    if isinstance(node, ast.UnaryOp):
+        return _exponents(node.operand, fresh)
+    if isinstance(node, ast.BinOp):
+        left, right = _exponents(node.left, fresh), _exponents(node.right, fresh)
+        if isinstance(node.op, (ast.Add, ast.Sub)):
+            if left == right or not right:
+                return left
+            if not left:
+                return right
+            fresh.append(len(fresh))
+            return ((f"#sum{fresh[-1]}", 1),)
+        return _combine(left, right, 1 if isinstance(node.op, ast.Mult) else -1)
+    return _NONE
+
+
+def repeat_reason(expression: str) -> str | None:
+    """A line item raised to a power ("days payables x payables / cost of sales" is
+    payables squared over cost of sales squared): a definition applied on top of the
+    library's formula for the same metric. No financial metric squares a line item."""
+    powers = _exponents(parse_expression(expression), [])
+    twice = sorted(k for k, v in powers if abs(v) >= 2 and not k.startswith("#"))
+    if twice:
+        return "the formula takes " + ", ".join(twice) + " twice over (a definition applied " \
+            "twice)"
+    return None
+
+
+def _scale_kind(node: ast.expr) -> str | None:
+    """"percent" for a term scaled by 100, "days" for one scaled by 365 or 360, else None."""
+    if isinstance(node, ast.BinOp):
+        left, right = _scale_kind(node.left), _scale_kind(node.right)
+        if isinstance(node.op, ast.Mult):
+            for side in (node.left, node.right):
+                if isinstance(side, ast.Constant) and side.value == 100:
+                    return "percent"
+                if isinstance(side, ast.Constant) and side.value in (365, 360):
+                    return "days"
+        if isinstance(node.op, (ast.Add, ast.Sub)) and left and right and left != right:
+            raise ValueError(f"adds {left} to {right}")
+        return left or right
+    if isinstance(node, ast.UnaryOp):
+        return _scale_kind(node.operand)
+    return None
+
+
+def scale_reason(expression: str) -> str | None:
+    """A sum of a percent and a day count ("365 x payables / cost of sales + the growth of
+    inventory in percent"): a change read as a growth rate inside a definition."""
+    try:
+        _scale_kind(parse_expression(expression))
+    except ValueError as e:
+        return f"the formula {e}"
+    return None
+
+
 def _additive_leaves(node: ast.expr, sign: int, out: Counter) -> None:
     """Net coefficients of the input names that stand alone in a sum (scaled by constants)."""
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
@@ -208,7 +270,8 @@ def arithmetic_reason(question: str, expression: str,
 _YEAR_END_BALANCES = re.compile(
     r"\bbalances?\s+(?:at|as\s+of)\s+(?:the\s+)?(?:fiscal\s+)?(?:year[- ]?end|end\s+of)\b|"
     r"\b(?:year[- ]?end|ending|closing|end[- ]of[- ](?:the[- ])?(?:fiscal[- ])?year)\s+"
-    r"balances?\b", re.I)
+    # "the year-end 2015 balance": the year may sit between
+    r"(?:(?:fy|fiscal\s+)?(?:19|20)\d{2}\s+)?balances?\b", re.I)
 
 
 # "averages of the opening and closing balances" takes two

@@ -70,6 +70,8 @@ from .expression_checks import (
     change_reason,
     complement_reason,
     dimension_reason,
+    repeat_reason,
+    scale_reason,
     weight_reason,
     year_end_reason,
     years_reason,
@@ -86,7 +88,7 @@ from .gate import (
     page_items,
     row_hits,
 )
-from .glossary import Glossary, GlossParams
+from .glossary import Glossary, GlossParams, load_meanings
 from .label_match import LabelMatcher
 from .labels import Vocabulary, horizon, normalise_label, normalise_phrase
 from .periods import strip_period_phrases
@@ -378,7 +380,17 @@ def shape_reason(question: str, unit: str) -> str | None:
         return f"the question asks for a {'/'.join(sorted(shape))}, the answer is an amount"
     if unit in ("percent", "ratio", "days") and shape == {"amount"}:
         return f"the question asks for an amount, the answer is a {unit}"
+    if unit == "percent" and _DIVISION_SPELT.search(question) and \
+            not _PERCENT_WORDS.search(question):
+        # "Divide net profit by average assets": the quotient as the question spells it, not
+        # the library's percent of the same metric
+        return "the question's own division gives a quotient, the answer is a percent"
     return None
+
+
+_DIVISION_SPELT = re.compile(r"\bdivid(?:e|es|ed|ing)\b", re.I)
+_PERCENT_WORDS = re.compile(r"%|\bper\s*cent|\bpercent(?:age)?s?\b|\bpct\b|\bbasis\s+points?\b",
+                            re.I)
 
 
 def company_key(doc: str) -> str:
@@ -459,6 +471,15 @@ OPERATION_WORDS = frozenset(
     "target targeted planned plan budget budgeted outlook future next".split())
 
 
+# characters either side of a line item's term within which its meaning explains a word
+_BESIDE = 24
+# words that qualify or change a line item ("operating income before restructuring"): a
+# meaning that holds one ("profit before interest and taxes") never accounts for it
+_QUALIFYING = {"before", "after", "excluding", "including", "less", "net", "without", "except",
+               "other", "total", "all", "not", "only", "adjusted", "continuing",
+               "discontinued", "gross", "plus", "minus"}
+
+
 def unexplained_words(question: str, pq: ParsedQuestion, vocab: Vocabulary,
                       docs: set[str], label_stems: frozenset[str] | None = None,
                       companies: Mapping[str, str] | None = None) -> list[str]:
@@ -474,7 +495,8 @@ def unexplained_words(question: str, pq: ParsedQuestion, vocab: Vocabulary,
     used = {c for c, _ in pq.inputs}
     # "money spent on plant and equipment" read as capex: the balance's words name the flow
     used |= {c.name for c in vocab.concepts.values() if c.spent_as in used}
-    spans = [(a, b) for a, b, c in vocab.find_terms(asked) if c in used]
+    concept_spans = [(a, b, c) for a, b, c in vocab.find_terms(asked) if c in used]
+    spans = [(a, b) for a, b, _ in concept_spans]
     library = load_library()
     # a library metric names what is asked; so does one the question defines itself ("ROA
     # is defined as ...": the definition replaced the library's formula)
@@ -490,13 +512,25 @@ def unexplained_words(question: str, pq: ParsedQuestion, vocab: Vocabulary,
         # "the average of the opening and closing balances": the formula averages them
         named |= _AVERAGE_WORDS
     names = _names(question, docs, companies) if label_stems is not None else set()
+    # a line item's plain-English meaning explains the words right beside its term ("supplier
+    # payables" read as accounts payable, whose meaning is money owed to suppliers); a word
+    # further off may belong to a line item the parse missed
+    meanings = load_meanings()
+
+    def described(w: str, start: int) -> bool:
+        if w in _QUALIFYING or w in OPERATION_WORDS:
+            return False
+        return any(a - _BESIDE <= start <= b + _BESIDE and stem(w) in frozenset().union(
+            *(content_stems(normalise_phrase(m)) for m in meanings.get(c, ())))
+            for a, b, c in concept_spans)
+
     pos = 0
     out = []
     for i, w in enumerate(words):
         start = asked.index(w, pos)
         pos = start + len(w)
         if len(w) < 2 or i in covered or w in named or w in _PERIOD_WORDS or w in _UNIT_WORDS or \
-                w in _COMMON or any(a <= start < b for a, b in spans):
+                w in _COMMON or any(a <= start < b for a, b in spans) or described(w, start):
             continue
         if label_stems is not None and stem(w) not in label_stems and \
                 w not in OPERATION_WORDS and w not in names:
@@ -972,7 +1006,8 @@ class MeaningGate:
                      "per share" in inp["label"].lower()}
         for reason in (shape_reason(question, pq.unit),
                        dimension_reason(pq.expression, pq.unit, per_share),
-                       weight_reason(pq.expression), years_reason(question, pq, inputs),
+                       weight_reason(pq.expression), repeat_reason(pq.expression),
+                       scale_reason(pq.expression), years_reason(question, pq, inputs),
                        average_reason(question, pq.expression),
                        annualize_reason(question, pq),
                        arithmetic_reason(question, pq.expression,
