@@ -655,3 +655,18 @@ def test_a_line_items_meaning_explains_the_words_beside_its_term():
     far = ("What were ACME's payables at the end of FY2022, as reported, counted before any "
            "supplier rebates? USD millions.")
     assert "supplier" in unexplained_words(far, parse_question(far), vocab, {DOC})
+
+
+def test_words_the_parse_wrote_and_the_metrics_own_words_are_accounted_for():
+    vocab = Vocabulary.load()
+    # "turn over its stock" is asked as "... turnover" by the parser: a word the question never
+    # wrote is not one it left unexplained
+    q = ("How many times did ACME turn over its inventory in FY2022, measured as cost of sales "
+         "divided by average inventory?")
+    pq = parse_question(q)
+    assert "turnover" not in unexplained_words(q, pq, vocab, {DOC})
+    # the library metric's own words, in another number ("margins" for net profit margin)
+    q2 = "What were ACME's net profit margins in FY2022? Percent."
+    pq2 = parse_question(q2)
+    assert pq2.metric == "net_margin", pq2.metric
+    assert "margins" not in unexplained_words(q2, pq2, vocab, {DOC})

@@ -41,7 +41,7 @@ def metric_term_spans(text: str, metrics) -> list[tuple[int, int]]:
         for term in metric.terms:
             t = normalise_phrase(term)
             spans += [m.span() for m in
-                      re.finditer(rf"(?<![a-z0-9]){re.escape(t)}(?![a-z0-9])", text)]
+                      re.finditer(rf"(?<![a-z0-9]){re.escape(t)}s?(?![a-z0-9])", text)]
     return spans
 
 

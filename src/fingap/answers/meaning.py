@@ -524,11 +524,19 @@ def unexplained_words(question: str, pq: ParsedQuestion, vocab: Vocabulary,
             *(content_stems(normalise_phrase(m)) for m in meanings.get(c, ())))
             for a, b, c in concept_spans)
 
+    # words the parse wrote into the asked phrase ("turn over its stock" -> "... turnover"),
+    # and the library metric's own words in another number ("margins")
+    own_words = set(normalise_phrase(question).split())
+    metric_stems = frozenset().union(*(content_stems(normalise_phrase(t))
+                                       for m in metrics[:1] for t in m.terms)) \
+        if pq.metric in library else frozenset()
     pos = 0
     out = []
     for i, w in enumerate(words):
         start = asked.index(w, pos)
         pos = start + len(w)
+        if w not in own_words or stem(w) in metric_stems:
+            continue
         if len(w) < 2 or i in covered or w in named or w in _PERIOD_WORDS or w in _UNIT_WORDS or \
                 w in _COMMON or any(a <= start < b for a, b in spans) or described(w, start):
             continue

@@ -164,7 +164,8 @@ def _library_match(text: str, library: dict[str, Metric]) -> tuple[Metric, int, 
     for metric in library.values():
         for term in metric.terms:
             t = normalise_phrase(term)
-            m = re.search(rf"(?<![a-z0-9]){re.escape(t)}(?![a-z0-9])", norm)
+            # a metric in the plural names it too ("net profit margins for 2019-2021")
+            m = re.search(rf"(?<![a-z0-9]){re.escape(t)}s?(?![a-z0-9])", norm)
             if m and (best is None or len(t) > best[2] - best[1]):
                 best = (metric, m.start(), m.end())
     return best
