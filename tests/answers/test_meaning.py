@@ -173,10 +173,11 @@ def test_coverage_finds_what_the_parse_left_out():
     q = ("How much did ACME spend on capital investment in fixed assets during the year ended "
          "December 31, 2022? USD millions.")
     pq = parse_question(q)
-    # money spent on fixed assets is read as capex (``spent_as``); no term of it holds
-    # "capital investment", so those words are left over
+    # money spent on fixed assets is read as capex (``spent_as``); capex's meaning (capital
+    # spending) accounts for "capital", but neither a term nor its meaning holds "investment"
     assert pq.inputs and pq.inputs[0][0] == "capex"
-    assert {"capital", "investment"} <= set(unexplained_words(q, pq, vocab, {DOC}))
+    left = set(unexplained_words(q, pq, vocab, {DOC}))
+    assert "investment" in left and "capital" not in left
     q2 = "What was ACME's FY2022 operating income before restructuring charges? USD millions."
     assert {"before", "restructuring"} <= set(unexplained_words(q2, parse_question(q2), vocab,
                                                                 {DOC}))
@@ -670,3 +671,20 @@ def test_words_the_parse_wrote_and_the_metrics_own_words_are_accounted_for():
     pq2 = parse_question(q2)
     assert pq2.metric == "net_margin", pq2.metric
     assert "margins" not in unexplained_words(q2, pq2, vocab, {DOC})
+
+
+def test_a_margin_is_a_percent_even_when_the_question_spells_its_division():
+    q = ("What was ACME's FY2022 EBITDA margin? Treat EBITDA as operating income plus D&A, and "
+         "divide by revenue.")
+    assert shape_reason(q, "percent") is None
+
+
+def test_money_spent_on_a_balance_is_explained_by_the_flows_meaning():
+    vocab = Vocabulary.load()
+    # "buying plant, property and equipment": the balance's words read as capex, and capex's
+    # meaning (buying or building property, plant and equipment) accounts for "plant"
+    q = ("How much cash did ACME spend buying plant, property and equipment in FY2022? USD "
+         "millions.")
+    pq = parse_question(q)
+    assert [c for c, _ in pq.inputs] == ["capex"], pq.inputs
+    assert "plant" not in unexplained_words(q, pq, vocab, {DOC})

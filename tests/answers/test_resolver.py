@@ -145,3 +145,16 @@ def test_a_sure_reading_of_the_phrase_beats_a_label_sharing_some_of_its_words():
                                                                    0.8))] == [1]
     # without a sure reading, the overlap decides as before
     assert [f["page"] for f in resolve_rows("short-term assets", None, facts)] == [1]
+
+
+def test_a_row_on_the_other_side_of_income_taxes_is_never_the_phrases_line_item():
+    from fingap.answers.resolver import taxes_side_conflict
+
+    assert taxes_side_conflict("profit after all costs and taxes",
+                               "Income before income taxes") == ("after", "before")
+    assert taxes_side_conflict("pre-tax income", "Income before income taxes") is None
+    assert taxes_side_conflict("net income", "Income before income taxes") is None
+    facts = [_fact("income before income taxes"), _fact("net income after taxes", None, 2)]
+    out = resolve_rows("profit after taxes", None, facts,
+                       label_gloss=lambda p: None, params=ResolverParams(min_overlap=0.3))
+    assert [f["page"] for f in out] == [2]

@@ -93,7 +93,7 @@ from .label_match import LabelMatcher
 from .labels import Vocabulary, horizon, normalise_label, normalise_phrase
 from .periods import strip_period_phrases
 from .question import AVERAGED, LABEL_PREFIX, ParsedQuestion, asked_phrase, definitions
-from .resolver import content_stems, gloss_phrase, stem
+from .resolver import content_stems, gloss_phrase, stem, taxes_side_conflict
 
 _PERIOD_WORDS = set(
     "fy fiscal calendar year years yearly annual annually annualize annualized annualise "
@@ -389,8 +389,9 @@ def shape_reason(question: str, unit: str) -> str | None:
 
 
 _DIVISION_SPELT = re.compile(r"\bdivid(?:e|es|ed|ing)\b", re.I)
-_PERCENT_WORDS = re.compile(r"%|\bper\s*cent|\bpercent(?:age)?s?\b|\bpct\b|\bbasis\s+points?\b",
-                            re.I)
+# ... and a margin, which is a percent by convention ("EBITDA margin ... divide by revenue")
+_PERCENT_WORDS = re.compile(r"%|\bper\s*cent|\bpercent(?:age)?s?\b|\bpct\b|\bbasis\s+points?\b|"
+                            r"\bmargins?\b", re.I)
 
 
 def company_key(doc: str) -> str:
@@ -516,12 +517,16 @@ def unexplained_words(question: str, pq: ParsedQuestion, vocab: Vocabulary,
     # payables" read as accounts payable, whose meaning is money owed to suppliers); a word
     # further off may belong to a line item the parse missed
     meanings = load_meanings()
+    spent_of = {c.name: c.spent_as for c in vocab.concepts.values() if c.spent_as in used}
 
     def described(w: str, start: int) -> bool:
         if w in _QUALIFYING or w in OPERATION_WORDS:
             return False
+        # a balance read as the money spent on it ("buying plant, property and equipment" as
+        # capex) is explained by that flow's meaning too
         return any(a - _BESIDE <= start <= b + _BESIDE and stem(w) in frozenset().union(
-            *(content_stems(normalise_phrase(m)) for m in meanings.get(c, ())))
+            *(content_stems(normalise_phrase(m)) for k in (c, spent_of.get(c))
+              for m in meanings.get(k, ())))
             for a, b, c in concept_spans)
 
     # words the parse wrote into the asked phrase ("turn over its stock" -> "... turnover"),
@@ -923,6 +928,11 @@ class MeaningGate:
             elif lead > p.label_margin:
                 checks.reasons.append(f"{inp['name']}: another row on the page matches "
                                       f"{self.phrases(concept, pq)[0]!r} better (by {lead:.2f})")
+            elif (side := taxes_side_conflict(self.phrases(concept, pq)[0], inp["label"])):
+                # "profit after all costs and taxes" and "Income before income taxes" are close
+                # by meaning to a sentence embedder, yet opposite rows
+                checks.reasons.append(f"{inp['name']}: {inp['label']!r} is {side[1]} taxes, "
+                                      f"the question asks {side[0]}")
             elif _MINORITY_SHARE.search(inp["label"]) and \
                     (not _MINORITY_ASKED.search(question) or _PARENT_ASKED.search(question)):
                 # "Net income attributable to noncontrolling interests" reads like net income

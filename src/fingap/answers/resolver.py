@@ -90,6 +90,22 @@ _RELATING = re.compile(r"\b(?:not|exceed\w*|than|minus|plus|less|net\s+of|exclud
                        r"changed?|difference|between|versus|vs|ratio|per|over|above|below)\b")
 
 
+# which side of income taxes a phrase or label stands on ("after taxes", "pre-tax",
+# "before provision for income taxes")
+_TAX_SIDE = re.compile(r"\b(?P<side>before|after|pre|post)[\s-]*(?:all\s+)?(?:[a-z]+\s+){0,3}?"
+                       r"(?:income\s+)?tax(?:es|ation)?\b", re.I)
+
+
+def taxes_side_conflict(phrase: str, label: str) -> tuple[str, str] | None:
+    """(the phrase's side, the label's side) of income taxes where the two differ, else None."""
+    def side(text: str) -> str | None:
+        m = _TAX_SIDE.search(text)
+        return None if m is None else \
+            "before" if m["side"].lower() in ("before", "pre") else "after"
+    a, b = side(phrase), side(label)
+    return (a, b) if a and b and a != b else None
+
+
 def gloss_phrase(phrase: str, skip_words: set[str] = frozenset()) -> str:
     """The words of an operand's phrase that can describe a line item: no function words,
     company name, numbers or words of how the question asks; "" for a phrase that relates
@@ -122,6 +138,8 @@ def resolve_rows(phrase: str, concept: str | None, facts: list[dict],
     the concept's ``home`` statement, when given): the rows it reads as the concept. [] when
     nothing qualifies."""
     want = content_stems(normalise_phrase(phrase), skip_words)
+    # a row on the other side of income taxes from the phrase is never its line item
+    facts = [f for f in facts if not taxes_side_conflict(phrase, f["label_norm"] or "")]
     overlap: dict[str, float] = {}
     for f in facts:
         if f["label_norm"] not in overlap:
