@@ -218,3 +218,13 @@ def test_a_described_line_item_is_named_when_the_glossary_is_as_sure_as_the_gate
             assert not steps and not plan["figure"]
         # the fixture prints no inventory: nothing is answered either way
         assert rec.value is None
+
+
+def test_a_line_item_known_by_its_words_is_an_outflow_where_its_row_prints_one(statement_store):
+    store, texts = statement_store
+    agent = Agent(store, texts)
+    row = {"wanted": "row_interest_charges", "label": "Interest expense"}
+    assert agent._read_as_magnitude(row)
+    assert not agent._read_as_magnitude(row | {"label": "Interest (income) expense, net"})
+    assert not agent._read_as_magnitude(row | {"wanted": "row_interest_earned",
+                                               "label": "Interest income"})

@@ -552,3 +552,16 @@ def test_a_list_of_years_after_the_asked_figure_is_its_period():
     pq = parse_question("How many dollars of cash did ACME hold at December 31, 2022 for every "
                         "dollar of obligations due within a year?")
     assert pq.expression == "((cash__fy2022) / (row_obligations_due_within_year__fy2022))"
+
+
+def test_how_many_times_one_amount_covers_another_is_their_ratio():
+    from fingap.answers.question import times_covered_as_ratio
+
+    q = ("For ACME's fiscal 2022, how many times over did the cash its operations generated "
+         "cover its interest charges? Two decimals.")
+    restated = times_covered_as_ratio(q)
+    assert restated.startswith("For ACME's fiscal 2022, what was the ratio of the cash its "
+                               "operations generated to its interest charges?")
+    pq = parse_question(restated)
+    assert pq.figure and pq.unit == "ratio" and pq.expression.startswith("((cfo__fy2022) /")
+    assert times_covered_as_ratio("How many times did ACME turn over its inventory?") is None

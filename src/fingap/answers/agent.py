@@ -49,11 +49,12 @@ from .question import (
     asked_phrase,
     instruction_as_question,
     parse_question,
+    times_covered_as_ratio,
 )
 from .resolver import ResolverParams, gloss_phrase, resolve_rows
 
 GATE_MODES = ("flag", "abstain")
-_COST_WORDS = re.compile(r"\b(?:expenses?|costs?)\b")
+_COST_WORDS = re.compile(r"\b(?:expenses?|costs?|charges?)\b", re.I)
 _BOTH_WAYS = re.compile(r"\((?:income|expense|gain|loss|benefit)\)", re.I)
 _STOP_WORDS = {"the", "a", "an", "of", "and", "to", "for", "in", "on", "at", "by", "from"}
 # parse failures a described line item can cause: no name found, or a shape left unbuilt
@@ -201,9 +202,12 @@ class Agent:
         own = {d for d, _ in pages} | ({doc_hint} if doc_hint else set())
         spelt = frozenset(words[i] for i in company_positions(words, own, self.companies))
         pq = parse_question(question, self.vocab, doc_type, spelt)
-        if not pq.figure and pq.reason.startswith(_UNBUILT) and \
-                (restated := instruction_as_question(question)):
-            # the question sentence refers back to an instruction that names the figure
+        # the question sentence refers back to an instruction that names the figure, or asks
+        # a ratio with a verb ("how many times did X cover Y")
+        for restate in (instruction_as_question, times_covered_as_ratio):
+            if pq.figure or not pq.reason.startswith(_UNBUILT) or \
+                    not (restated := restate(question)):
+                continue
             again = parse_question(restated, self.vocab, doc_type, spelt)
             if again.figure:
                 steps.append({"step": "restate", "question": restated})
@@ -360,7 +364,11 @@ class Agent:
     def _read_as_magnitude(self, fact: dict) -> bool:
         """An outflow is read as an amount; a row printed both ways ("Interest expense
         (income), net", "Other (income) expense") keeps the sign it prints."""
-        return self._magnitude(fact["wanted"]) and not _BOTH_WAYS.search(fact["label"])
+        # ... and a line item known by its words is an outflow when the row it was read from
+        # is printed as one ("interest charges" read from "Interest expense (72)")
+        outflow = self._magnitude(fact["wanted"]) or (
+            fact["wanted"].startswith(LABEL_PREFIX) and bool(_COST_WORDS.search(fact["label"])))
+        return outflow and not _BOTH_WAYS.search(fact["label"])
 
     def _compute(self, qid: str, question: str, pq: ParsedQuestion, chosen: dict[str, dict],
                  steps: list[dict], enforce_gate: bool = True

@@ -312,6 +312,24 @@ def instruction_as_question(text: str) -> str | None:
     return f"What is {x}? " + text[:m.start()].strip() + " " + text[m.end():].lstrip(". ")
 
 
+# "how many times (over) did X cover Y": the ratio of X to Y, a coverage asked with a verb
+_TIMES_COVERED = re.compile(
+    r"\bhow\s+many\s+times(?:\s+over)?\s+(?:did|does|do|could|would|can|has|have|was|were|is)\s+"
+    r"(?P<x>[^?]+?)\s+(?:have\s+|has\s+|be\s+)?(?:cover(?:ed|s)?|pa(?:y|id|ys)(?:\s+for)?|"
+    r"meet|met|service[ds]?)\s+(?P<y>[^?]+)", re.I)
+
+
+def times_covered_as_ratio(text: str) -> str | None:
+    """"How many times over did the cash its operations generated cover its short-term
+    obligations?" asked as "what was the ratio of the cash its operations generated to its
+    short-term obligations?"; None when the question has no such clause."""
+    m = _TIMES_COVERED.search(text)
+    if m is None:
+        return None
+    return f"{text[:m.start()]}what was the ratio of {m['x'].strip()} to {m['y'].strip()}" \
+        f"{text[m.end():]}"
+
+
 def asked_phrase(text: str, keep_remarks: bool = False) -> str | None:
     """What the question asks for: "what is the FY2019 fixed asset turnover ratio for Foo?" ->
     "FY2019 fixed asset turnover ratio"; None when the question asks no "what is / how much /
