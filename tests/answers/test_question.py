@@ -565,3 +565,11 @@ def test_how_many_times_one_amount_covers_another_is_their_ratio():
     pq = parse_question(restated)
     assert pq.figure and pq.unit == "ratio" and pq.expression.startswith("((cfo__fy2022) /")
     assert times_covered_as_ratio("How many times did ACME turn over its inventory?") is None
+
+
+def test_a_stated_day_count_makes_a_days_figure():
+    pq = parse_question("How many days did ACME take to pay its suppliers in the 26 weeks ended "
+                        "July 29, 2023? Measure it as accounts payable divided by cost of sales, "
+                        "multiplied by 182 days.")
+    assert pq.figure and pq.unit == "days", pq.reason
+    assert pq.expression.endswith("* 182")

@@ -416,9 +416,15 @@ def _clean(text: str) -> str:
     return " ".join(_FILLER.sub(" ", text).split())
 
 
+_DAY_COUNT = re.compile(r"(\d+(?:\.\d+)?)\s*-?\s*days?", re.I)
+
+
 def _operand(phrase: str, ctx: _Context) -> tuple[str, str]:
     """One operand as (calculator sub-expression, unit)."""
     text = phrase.strip(" ,.:;")
+    # a day count ("multiplied by 182 days") is its number
+    if _DAY_COUNT.fullmatch(text):
+        text = _DAY_COUNT.fullmatch(text)[1]
     if re.fullmatch(r"\d+(?:\.\d+)?", text):
         return text, "number"
     years = sorted(set(fiscal_years(text)))
@@ -660,6 +666,7 @@ def _expression(text: str, ctx: _Context) -> tuple[str, str]:
     text = strip_period_phrases(_REMARK.sub(" ", text))
     out: list[str] = []
     units: list[str] = []
+    day_count = False    # a number of days stated ("multiplied by 182 days")
     tokens = [p for p in _OPERATORS.split(text) if p is not None and p.strip(" ,.:;")]
     keys = [" ".join(t.split()).lower() for t in tokens]
     for i, (piece, key) in enumerate(zip(tokens, keys, strict=True)):
@@ -673,12 +680,13 @@ def _expression(text: str, ctx: _Context) -> tuple[str, str]:
             expr, unit = _operand(piece, ctx)
             out.append(expr)
             units.append(unit)
+            day_count = day_count or bool(_DAY_COUNT.fullmatch(key.strip(" ,.:;")))
     expression = " ".join(out)
     parse_expression(expression)  # raises on unbalanced parentheses or dangling operators
     names = [u for u in units if u != "number"]
     if len(names) == 1 and len(units) == 1:
         return expression, names[0]
-    if "365" in expression and "/" in expression:
+    if ("365" in expression or day_count) and "/" in expression:
         return expression, "days"
     if "percent" in names:
         return expression, "percent"
