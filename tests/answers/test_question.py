@@ -573,3 +573,22 @@ def test_a_stated_day_count_makes_a_days_figure():
                         "multiplied by 182 days.")
     assert pq.figure and pq.unit == "days", pq.reason
     assert pq.expression.endswith("* 182")
+
+
+def test_a_stated_maturity_reads_the_line_item_of_that_maturity():
+    from fingap.answers.question import maturity_variant, with_stated_maturity
+
+    vocab = Vocabulary.load()
+    assert maturity_variant("total_assets", "assets expected to turn into cash within a year",
+                            vocab) == "total_current_assets"
+    assert maturity_variant("total_liabilities", "liabilities due within twelve months",
+                            vocab) == "total_current_liabilities"
+    assert maturity_variant("total_assets", "everything it owned", vocab) is None
+    # a concept that has a maturity of its own keeps it
+    assert maturity_variant("total_current_assets", "current assets within a year", vocab) is None
+    pq = parse_question("How many dollars of assets expected to turn into cash within a year did "
+                        "ACME hold at December 31, 2022 for every dollar of total liabilities?")
+    out = with_stated_maturity(pq, vocab)
+    assert "total_current_assets__fy2022" in out.expression
+    assert "total_assets__fy" not in out.expression
+    assert ("total_current_assets", 2022) in out.inputs

@@ -50,6 +50,7 @@ from .question import (
     instruction_as_question,
     parse_question,
     times_covered_as_ratio,
+    with_stated_maturity,
 )
 from .resolver import ResolverParams, gloss_phrase, resolve_rows
 
@@ -215,6 +216,8 @@ class Agent:
         if not pq.figure and pq.reason.startswith(_UNBUILT) and self.resolver_glossary:
             # a line item described in the question's own words stopped the parser
             question, pq = self._name_described(question, pq, doc_type, spelt, steps)
+        if pq.figure:
+            pq = with_stated_maturity(pq, self.vocab)
         steps.append({"step": "plan", "figure": pq.figure, "reason": pq.reason,
                       "metric": pq.metric, "formula": pq.expression,
                       "inputs": [f"{c} FY{y}" for c, y in pq.inputs], "duration": pq.duration})

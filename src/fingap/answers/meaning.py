@@ -92,7 +92,14 @@ from .glossary import Glossary, GlossParams, load_meanings
 from .label_match import LabelMatcher
 from .labels import Vocabulary, horizon, normalise_label, normalise_phrase
 from .periods import strip_period_phrases
-from .question import AVERAGED, LABEL_PREFIX, ParsedQuestion, asked_phrase, definitions
+from .question import (
+    AVERAGED,
+    LABEL_PREFIX,
+    ParsedQuestion,
+    asked_phrase,
+    definitions,
+    maturity_variant,
+)
 from .resolver import content_stems, gloss_phrase, stem, taxes_side_conflict
 
 _PERIOD_WORDS = set(
@@ -496,6 +503,11 @@ def unexplained_words(question: str, pq: ParsedQuestion, vocab: Vocabulary,
     used = {c for c, _ in pq.inputs}
     # "money spent on plant and equipment" read as capex: the balance's words name the flow
     used |= {c.name for c in vocab.concepts.values() if c.spent_as in used}
+    # "assets expected to turn into cash within a year" read as current assets: the words of
+    # the line item without the maturity ("assets") name it too (``maturity_variant``)
+    variant_of = {c: v for v in used for c in vocab.concepts
+                  if maturity_variant(c, pq.phrases.get(v, ""), vocab) == v}
+    used |= set(variant_of)
     concept_spans = [(a, b, c) for a, b, c in vocab.find_terms(asked) if c in used]
     spans = [(a, b) for a, b, _ in concept_spans]
     library = load_library()
@@ -520,12 +532,15 @@ def unexplained_words(question: str, pq: ParsedQuestion, vocab: Vocabulary,
     spent_of = {c.name: c.spent_as for c in vocab.concepts.values() if c.spent_as in used}
 
     def described(w: str, start: int) -> bool:
-        if w in _QUALIFYING or w in OPERATION_WORDS:
+        if w in _QUALIFYING:
             return False
         # a balance read as the money spent on it ("buying plant, property and equipment" as
-        # capex) is explained by that flow's meaning too
-        return any(a - _BESIDE <= start <= b + _BESIDE and stem(w) in frozenset().union(
-            *(content_stems(normalise_phrase(m)) for k in (c, spent_of.get(c))
+        # capex) is explained by that flow's meaning too; an operation word ("expected") only
+        # by a maturity the phrase states ("assets expected to turn into cash within a year"),
+        # which chose the line item
+        return any(a - _BESIDE <= start <= b + _BESIDE and
+                   (w not in OPERATION_WORDS or c in variant_of) and stem(w) in frozenset().union(
+            *(content_stems(normalise_phrase(m)) for k in (c, spent_of.get(c), variant_of.get(c))
               for m in meanings.get(k, ())))
             for a, b, c in concept_spans)
 

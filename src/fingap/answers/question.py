@@ -32,7 +32,7 @@ from functools import lru_cache
 
 from .calculator import CalcError, names_in, parse_expression
 from .formulas import Metric, expand, input_name, load_library, split_input_name
-from .labels import Vocabulary, maturity_as_one_word, normalise_phrase
+from .labels import Vocabulary, horizon, maturity_as_one_word, normalise_phrase
 from .periods import strip_period_phrases
 from .resolver import content_stems
 
@@ -328,6 +328,40 @@ def times_covered_as_ratio(text: str) -> str | None:
         return None
     return f"{text[:m.start()]}what was the ratio of {m['x'].strip()} to {m['y'].strip()}" \
         f"{text[m.end():]}"
+
+
+def maturity_variant(concept: str, phrase: str, vocab: Vocabulary) -> str | None:
+    """The vocabulary's line item of the maturity a phrase states, for a concept that has none
+    ("assets expected to turn into cash within a year" read as total assets -> total current
+    assets; "obligations due within twelve months" as total liabilities -> total current
+    liabilities): the concept one of whose terms is "current" (or "noncurrent") before one of
+    this concept's terms. None when the phrase states no maturity or the concept has one."""
+    asked = horizon(phrase)
+    c = vocab.concepts.get(concept)
+    if asked is None or c is None or any(horizon(t) for t in c.terms):
+        return None
+    word = "current" if asked == "short" else "noncurrent"
+    bases = {re.sub(r"^total\s+", "", normalise_phrase(t)) for t in c.terms}
+    wanted = {f"{word} {b}" for b in bases} | {f"total {word} {b}" for b in bases}
+    found = [k for k, o in vocab.concepts.items()
+             if k != concept and any(normalise_phrase(t) in wanted for t in o.terms)]
+    return found[0] if len(found) == 1 else None
+
+
+def with_stated_maturity(pq: ParsedQuestion, vocab: Vocabulary) -> ParsedQuestion:
+    """The parse with each operand whose words state a maturity its concept lacks read as the
+    line item of that maturity (``maturity_variant``)."""
+    swap = {c: v for c, phrase in pq.phrases.items()
+            if (v := maturity_variant(c, phrase, vocab))}
+    if not swap:
+        return pq
+    expression = pq.expression
+    for c, v in swap.items():
+        expression = re.sub(rf"\b{re.escape(c)}__fy", f"{v}__fy", expression)
+    return replace(pq, expression=expression,
+                   inputs=[(swap.get(c, c), y) for c, y in pq.inputs],
+                   phrases={swap.get(c, c): p for c, p in pq.phrases.items()},
+                   metric=swap.get(pq.metric, pq.metric))
 
 
 def asked_phrase(text: str, keep_remarks: bool = False) -> str | None:
