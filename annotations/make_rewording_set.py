@@ -2,7 +2,7 @@
 reworded again, blind (``annotations/WRITING_QUESTIONS.md``), from the writer's
 ``annotations/<name>_rewordings.json`` ({FinanceBench id: question}), with FinanceBench's gold
 answers and gold pages, built the way the first rewording is. ``reword2`` is the second
-rewording; ``reword3`` to ``reword10`` each were written after the one before had been
+rewording; ``reword3`` to ``reword11`` each were written after the one before had been
 measured.
 
     python annotations/make_rewording_set.py reword3 && \
