@@ -29,7 +29,8 @@ excluding all seven) the one after that, and ``final6`` (``random.Random(3409)``
 eight) the next, and ``final7`` (``random.Random(3410)``, excluding all nine) the one after,
 and ``final8`` (``random.Random(3411)``, excluding all ten) the next, and ``final9``
 (``random.Random(3412)``, excluding all eleven) the one after, and ``final10``
-(``random.Random(3413)``, excluding all twelve) the next.
+(``random.Random(3413)``, excluding all twelve) the next, and ``final11``
+(``random.Random(3414)``, excluding all thirteen) the one after.
 
 How the pairs are used (by hand, checked by ``annotations/verify_questions.py``): in drawn
 order; a pair is skipped only when the document does not print what its metric needs, with the
@@ -56,7 +57,7 @@ HERE = Path(__file__).resolve().parent
 SETS = {"fresh": 3401, "final": 3402, "fresh2": 3403, "fresh3": 3404, "final2": 3405,
         "final3": 3406, "final4": 3407, "final5": 3408, "final6": 3409, "final7": 3410,
         "final8": 3411, "final9": 3412,
-        "final10": 3413}
+        "final10": 3413, "final11": 3414}
 N_10K = 30
 N_OTHER = 22
 N_OTHER_RESERVE = 12
@@ -124,7 +125,12 @@ def main(argv: list[str] | None = None) -> int:
              "final10": ["fresh_pairs.json", "final_pairs.json", "fresh2_pairs.json",
                          "fresh3_pairs.json", "final2_pairs.json", "final3_pairs.json",
                          "final4_pairs.json", "final5_pairs.json", "final6_pairs.json",
-                         "final7_pairs.json", "final8_pairs.json", "final9_pairs.json"]}[args.set]
+                         "final7_pairs.json", "final8_pairs.json", "final9_pairs.json"],
+             "final11": ["fresh_pairs.json", "final_pairs.json", "fresh2_pairs.json",
+                         "fresh3_pairs.json", "final2_pairs.json", "final3_pairs.json",
+                         "final4_pairs.json", "final5_pairs.json", "final6_pairs.json",
+                         "final7_pairs.json", "final8_pairs.json", "final9_pairs.json",
+                         "final10_pairs.json"]}[args.set]
     earlier = [HERE / f for f in EARLIER + later]
     used: set[tuple[str, str]] = set()
     for path in earlier:
