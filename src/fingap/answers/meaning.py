@@ -488,6 +488,13 @@ _QUALIFYING = {"before", "after", "excluding", "including", "less", "net", "with
                "discontinued", "gross", "plus", "minus"}
 
 
+def _meaning_stems(concepts: Sequence[str | None]) -> frozenset[str]:
+    """The content stems of the glossary meanings of ``concepts`` (None entries skipped)."""
+    meanings = load_meanings()
+    return frozenset().union(*(content_stems(normalise_phrase(m))
+                               for c in concepts if c for m in meanings.get(c, ())))
+
+
 def unexplained_words(question: str, pq: ParsedQuestion, vocab: Vocabulary,
                       docs: set[str], label_stems: frozenset[str] | None = None,
                       companies: Mapping[str, str] | None = None) -> list[str]:
@@ -528,21 +535,19 @@ def unexplained_words(question: str, pq: ParsedQuestion, vocab: Vocabulary,
     # a line item's plain-English meaning explains the words right beside its term ("supplier
     # payables" read as accounts payable, whose meaning is money owed to suppliers); a word
     # further off may belong to a line item the parse missed
-    meanings = load_meanings()
+    # a balance read as the money spent on it ("buying plant, property and equipment" as
+    # capex) is explained by that flow's meaning too, a line item read at a stated maturity by
+    # that maturity's meaning
     spent_of = {c.name: c.spent_as for c in vocab.concepts.values() if c.spent_as in used}
+    meaning_stems = {c: _meaning_stems((c, spent_of.get(c), variant_of.get(c)))
+                     for _, _, c in concept_spans}
 
     def described(w: str, start: int) -> bool:
-        if w in _QUALIFYING:
-            return False
-        # a balance read as the money spent on it ("buying plant, property and equipment" as
-        # capex) is explained by that flow's meaning too; an operation word ("expected") only
-        # by a maturity the phrase states ("assets expected to turn into cash within a year"),
-        # which chose the line item
-        return any(a - _BESIDE <= start <= b + _BESIDE and
-                   (w not in OPERATION_WORDS or c in variant_of) and stem(w) in frozenset().union(
-            *(content_stems(normalise_phrase(m)) for k in (c, spent_of.get(c), variant_of.get(c))
-              for m in meanings.get(k, ())))
-            for a, b, c in concept_spans)
+        # an operation word ("expected") only by a maturity the phrase states ("assets
+        # expected to turn into cash within a year"), which chose the line item
+        return w not in _QUALIFYING and any(
+            a - _BESIDE <= start <= b + _BESIDE and stem(w) in meaning_stems[c] and
+            (w not in OPERATION_WORDS or c in variant_of) for a, b, c in concept_spans)
 
     # words the parse wrote into the asked phrase ("turn over its stock" -> "... turnover"),
     # and the library metric's own words in another number ("margins")
