@@ -98,6 +98,13 @@ class Vocabulary:
         # longest question terms first, so "cost of sales" wins over "sales"
         self._terms = sorted(((normalise_phrase(t), c.name) for c in concepts.values()
                               for t in c.terms), key=lambda p: -len(p[0]))
+        self._variants = _maturity_variants(concepts)
+
+    def maturity_variant(self, concept: str, asked: str) -> str | None:
+        """The line item that is ``concept`` at maturity ``asked`` ("short" / "long"), for a
+        concept whose terms give none (total assets, "short" -> total current assets), or
+        None."""
+        return self._variants.get((concept, asked))
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> Vocabulary:
@@ -131,6 +138,26 @@ class Vocabulary:
                 if all(m.end() <= a or m.start() >= b for a, b, _ in taken):
                     taken.append((m.start(), m.end(), name))
         return sorted(taken)
+
+
+def _maturity_variants(concepts: dict[str, Concept]) -> dict[tuple[str, str], str]:
+    """{(concept, "short" | "long"): the one concept one of whose terms is "current" (or
+    "noncurrent") before one of its terms}, for concepts whose terms give no maturity."""
+    out = {}
+    by_term = {}
+    for c in concepts.values():
+        for t in c.terms:
+            by_term.setdefault(normalise_phrase(t), set()).add(c.name)
+    for c in concepts.values():
+        if any(horizon(t) for t in c.terms):
+            continue
+        bases = {re.sub(r"^total\s+", "", normalise_phrase(t)) for t in c.terms}
+        for asked, word in (("short", "current"), ("long", "noncurrent")):
+            found = set().union(*(by_term.get(f"{pre}{word} {b}", set())
+                                  for b in bases for pre in ("", "total "))) - {c.name}
+            if len(found) == 1:
+                out[(c.name, asked)] = found.pop()
+    return out
 
 
 @lru_cache(maxsize=4)

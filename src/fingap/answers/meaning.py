@@ -98,7 +98,6 @@ from .question import (
     ParsedQuestion,
     asked_phrase,
     definitions,
-    maturity_variant,
 )
 from .resolver import content_stems, gloss_phrase, stem, taxes_side_conflict
 
@@ -512,8 +511,8 @@ def unexplained_words(question: str, pq: ParsedQuestion, vocab: Vocabulary,
     used |= {c.name for c in vocab.concepts.values() if c.spent_as in used}
     # "assets expected to turn into cash within a year" read as current assets: the words of
     # the line item without the maturity ("assets") name it too (``maturity_variant``)
-    variant_of = {c: v for v in used for c in vocab.concepts
-                  if maturity_variant(c, pq.phrases.get(v, ""), vocab) == v}
+    variant_of = {c: v for v in used if (maturity := horizon(pq.phrases.get(v, "")))
+                  for c in vocab.concepts if vocab.maturity_variant(c, maturity) == v}
     used |= set(variant_of)
     concept_spans = [(a, b, c) for a, b, c in vocab.find_terms(asked) if c in used]
     spans = [(a, b) for a, b, _ in concept_spans]

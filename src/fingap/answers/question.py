@@ -334,18 +334,10 @@ def maturity_variant(concept: str, phrase: str, vocab: Vocabulary) -> str | None
     """The vocabulary's line item of the maturity a phrase states, for a concept that has none
     ("assets expected to turn into cash within a year" read as total assets -> total current
     assets; "obligations due within twelve months" as total liabilities -> total current
-    liabilities): the concept one of whose terms is "current" (or "noncurrent") before one of
-    this concept's terms. None when the phrase states no maturity or the concept has one."""
+    liabilities; ``Vocabulary.maturity_variant``). None when the phrase states no maturity or
+    the concept has one."""
     asked = horizon(phrase)
-    c = vocab.concepts.get(concept)
-    if asked is None or c is None or any(horizon(t) for t in c.terms):
-        return None
-    word = "current" if asked == "short" else "noncurrent"
-    bases = {re.sub(r"^total\s+", "", normalise_phrase(t)) for t in c.terms}
-    wanted = {f"{word} {b}" for b in bases} | {f"total {word} {b}" for b in bases}
-    found = [k for k, o in vocab.concepts.items()
-             if k != concept and any(normalise_phrase(t) in wanted for t in o.terms)]
-    return found[0] if len(found) == 1 else None
+    return vocab.maturity_variant(concept, asked) if asked else None
 
 
 def with_stated_maturity(pq: ParsedQuestion, vocab: Vocabulary) -> ParsedQuestion:
@@ -457,8 +449,8 @@ def _operand(phrase: str, ctx: _Context) -> tuple[str, str]:
     """One operand as (calculator sub-expression, unit)."""
     text = phrase.strip(" ,.:;")
     # a day count ("multiplied by 182 days") is its number
-    if _DAY_COUNT.fullmatch(text):
-        text = _DAY_COUNT.fullmatch(text)[1]
+    if days := _DAY_COUNT.fullmatch(text):
+        text = days[1]
     if re.fullmatch(r"\d+(?:\.\d+)?", text):
         return text, "number"
     years = sorted(set(fiscal_years(text)))

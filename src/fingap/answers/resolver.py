@@ -96,14 +96,25 @@ _TAX_SIDE = re.compile(r"\b(?P<side>before|after|pre|post)[\s-]*(?:all\s+)?(?:[a
                        r"(?:income\s+)?tax(?:es|ation)?\b", re.I)
 
 
+def tax_side(text: str) -> str | None:
+    """"before" or "after" income taxes, as a phrase or label says, else None."""
+    m = _TAX_SIDE.search(text)
+    return None if m is None else "before" if m["side"].lower() in ("before", "pre") else "after"
+
+
 def taxes_side_conflict(phrase: str, label: str) -> tuple[str, str] | None:
     """(the phrase's side, the label's side) of income taxes where the two differ, else None."""
-    def side(text: str) -> str | None:
-        m = _TAX_SIDE.search(text)
-        return None if m is None else \
-            "before" if m["side"].lower() in ("before", "pre") else "after"
-    a, b = side(phrase), side(label)
+    a, b = tax_side(phrase), tax_side(label)
     return (a, b) if a and b and a != b else None
+
+
+def _glossed(facts: list[dict], concept: str, score: float,
+             overlap: dict[str, float]) -> list[dict]:
+    """The facts the vocabulary reads as ``concept``, marked as read through the glossary."""
+    return [f | {"resolver_prior": False, "resolver_gloss": concept,
+                 "resolver_overlap": round(overlap.get(f["label_norm"], 0.0), 4),
+                 "resolver_score": score}
+            for f in facts if f["concept"] == concept]
 
 
 def gloss_phrase(phrase: str, skip_words: set[str] = frozenset()) -> str:
@@ -139,7 +150,8 @@ def resolve_rows(phrase: str, concept: str | None, facts: list[dict],
     nothing qualifies."""
     want = content_stems(normalise_phrase(phrase), skip_words)
     # a row on the other side of income taxes from the phrase is never its line item
-    facts = [f for f in facts if not taxes_side_conflict(phrase, f["label_norm"] or "")]
+    if side := tax_side(phrase):
+        facts = [f for f in facts if tax_side(f["label_norm"] or "") in (None, side)]
     overlap: dict[str, float] = {}
     for f in facts:
         if f["label_norm"] not in overlap:
@@ -159,11 +171,9 @@ def resolve_rows(phrase: str, concept: str | None, facts: list[dict],
         # or two with another printed label ("Short-term debt"): a reading of the phrase as
         # sure as the gate's label check picks that line item's rows before a partial overlap
         read = label_gloss(gloss_phrase(phrase, skip_words))
-        own = [f for f in facts if read and f["concept"] == read[0]]
+        own = _glossed(facts, *read, overlap) if read else []
         if own and max(overlap.values(), default=0.0) < 1.0:
-            return [f | {"resolver_prior": False, "resolver_gloss": read[0],
-                         "resolver_overlap": round(overlap[f["label_norm"]], 4),
-                         "resolver_score": read[1]} for f in own]
+            return own
     score = {k: v if v >= params.min_overlap else 0.0 for k, v in overlap.items()}
     if similarity is not None and score:
         labels = list(score)
@@ -194,10 +204,7 @@ def resolve_rows(phrase: str, concept: str | None, facts: list[dict],
             if gloss and concept is None and params.vocabulary_prior else None
         if read is None:
             return []
-        return [f | {"resolver_prior": False, "resolver_gloss": read[0],
-                     "resolver_overlap": round(overlap.get(f["label_norm"], 0.0), 4),
-                     "resolver_score": read[1]}
-                for f in facts if f["concept"] == read[0]]
+        return _glossed(facts, *read, overlap)
     return [f | {"resolver_prior": False, "resolver_overlap": round(overlap[f["label_norm"]], 4),
                  "resolver_score": round(best, 4)}
             for f in facts if score[f["label_norm"]] == best]
