@@ -66,9 +66,10 @@ def main(steps: int = 6, n_pages: int = 128) -> None:
             for f in t["folds"]]
         result["pipeline_training_total_s"] = round(sum(f["seconds"] for f in t["folds"]), 1)
     for variant in ("trained", "untrained"):
-        stats = Path(f"data/page_index/{variant}/stats.json")
-        if stats.exists():
-            result[f"pipeline_page_index_{variant}"] = read_json(stats)["encode"]
+        record = Path(f"reports/timings/page_index@{variant}.json")  # the stage's timing
+        encode = read_json(record).get("detail", {}).get("encode") if record.exists() else None
+        if encode:
+            result[f"pipeline_page_index_{variant}"] = encode
     update_json_section(OUT, "page_scorer", result)
     print(json.dumps(result, indent=2))
 

@@ -1,7 +1,7 @@
 """Training and index costs per fold, in one report (reports/costs.json; #14 asks for them in
 reports/): each trained component's minutes per fold from its training report, each page
-index's minutes per fold model from its stats.json, and each stage's wall time from
-reports/timings.json.
+index's minutes per fold model from its stage's timing record (reports/timings/STAGE.json,
+the studies' under reports/studies/), and each stage's wall time from reports/timings.json.
 
     python benchmarks/costs.py
 """
@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from fingap.core.io import read_json, write_json
+from fingap.core.pipelines import pipeline_of_stage
 
 ROOT = Path(__file__).resolve().parents[1]
 TRAINING = {  # component -> (training report, its stage)
@@ -46,10 +47,11 @@ def main() -> None:
             "stage_minutes": stage_minutes(stage), "report": f"reports/{report}.json"}
     indexes = {}
     for name, stage in INDEXES.items():
-        stats = read_json(ROOT / f"data/page_index/{name}/stats.json")
+        record = ROOT / pipeline_of_stage(stage, ROOT).timings_dir / f"{stage}.json"
+        encode = read_json(record).get("detail", {}).get("encode", []) if record.exists() else []
         indexes[name] = {"minutes_per_model": {e["model"]: minutes(e["seconds"])
-                                               for e in stats["encode"]},
-                         "pages_per_s": {e["model"]: e["pages_per_s"] for e in stats["encode"]},
+                                               for e in encode},
+                         "pages_per_s": {e["model"]: e["pages_per_s"] for e in encode},
                          "stage_minutes": stage_minutes(stage)}
     write_json(ROOT / "reports/costs.json", {
         "command": "python benchmarks/costs.py",

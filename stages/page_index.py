@@ -9,7 +9,7 @@ from fingap.core.params import section
 from fingap.retrieval.page_windows import WindowConfig
 from fingap.steps.page_scorer import run_page_index
 from fingap.steps.page_variants import page_variant
-from fingap.steps.stagekit import stage
+from fingap.steps.stagekit import record_in_timing, stage
 
 
 def main(variant: str) -> None:
@@ -19,9 +19,10 @@ def main(variant: str) -> None:
         v = page_variant(variant)
         windows = (WindowConfig.from_params(section(params, "page_windows"), "page_windows")
                    if v.windows else None)
-        run_page_index(v.mode, section(params, "page_scorer_train"),
+        stats = run_page_index(v.mode, section(params, "page_scorer_train"),
                        Path("data/pages/pages.jsonl"), v.models, Path("data/folds.json"), v.index,
                        windows, compute_of(params, "page_index"))
+        record_in_timing(encode=stats["encode"])
 
 
 if __name__ == "__main__":

@@ -25,6 +25,18 @@ def test_records_round_trip_under_dvc_stage_addresses(tmp_path):
         stage_file("../evil")
 
 
+def test_a_stages_own_speeds_go_in_its_record_and_the_summary_reads_it_alike(tmp_path):
+    encode = [{"model": "fold_0", "seconds": 3.2, "pages_per_s": 50.0}]
+    write_stage_timing("page_index@trained", 9.0, tmp_path,
+                       measured_at="2026-01-01T00:00:00+00:00", detail={"encode": encode})
+    record = read_records(tmp_path)["page_index@trained"]
+    assert record["detail"] == {"encode": encode} and record["seconds"] == 9.0
+    summary = summarise({"page_index@trained": record}, ["page_index@trained"], None)
+    assert summary["full_run_seconds"] == 9.0
+    write_stage_timing("chunk", 1.0, tmp_path, detail={})  # nothing measured: no detail key
+    assert "detail" not in read_records(tmp_path)["chunk"]
+
+
 def test_a_file_that_is_not_a_record_is_named(tmp_path):
     (tmp_path / "x.json").write_text(json.dumps({"seconds": 1}))
     with pytest.raises(ValueError, match="x.json: not a stage timing record"):

@@ -40,7 +40,7 @@ def test_ray_engine_gives_the_local_outputs_on_the_tiny_corpus(tmp_path, ray_clu
     _run_page_level(corpus, ray, Compute(engine="ray", workers=2, batch_docs=1, batch_texts=2))
     for path in ("pages/pages.jsonl", "pages/errors.jsonl", "pages/alignment.jsonl",
                  "facts/table_rows.jsonl", "facts/skipped.jsonl", "extract.json",
-                 "page_index/keys.json"):
+                 "page_index/keys.json", "page_index/stats.json"):
         assert filecmp.cmp(local / path, ray / path, shallow=False), path
     assert read_json(local / "tables.json")["n_facts"] > 0
     assert read_json(ray / "extract.json")["failed_docs"] == ["BROKEN_2020_10K"]

@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 from fingap.cli import app
 from fingap.core.io import read_json
 from fingap.core.timings import write_stage_timing
-from fingap.steps.stagekit import stage
+from fingap.steps.stagekit import record_in_timing, stage
 from fingap.steps.timings import run_timings
 
 
@@ -47,10 +47,14 @@ def test_a_stage_records_its_time_under_dvc_stage_address(tmp_path, monkeypatch)
         pass
     rec = read_json("reports/timings/retrieve_zoo@hybrid.json")
     assert rec["stage"] == "retrieve_zoo@hybrid" and rec["seconds"] >= 0
+    assert "detail" not in rec
     monkeypatch.delenv("DVC_STAGE")
     with stage("chunk"):  # run by hand: its own name
+        record_in_timing(index={"texts_per_s": 12.5})  # the stage's own speed, not an output
+    assert read_json("reports/timings/chunk.json")["detail"] == {"index": {"texts_per_s": 12.5}}
+    with stage("chunk"):  # the next stage run in this process starts without it
         pass
-    assert os.path.exists("reports/timings/chunk.json")
+    assert "detail" not in read_json("reports/timings/chunk.json")
     with stage("timings", record_time=False):
         pass
     assert not os.path.exists("reports/timings/timings.json")

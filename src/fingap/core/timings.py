@@ -29,10 +29,16 @@ def now_iso() -> str:
 
 
 def write_stage_timing(stage: str, seconds: float, timings_dir: Path = TIMINGS_DIR,
-                       measured_at: str | None = None) -> Path:
+                       measured_at: str | None = None, detail: Mapping | None = None) -> Path:
+    """``detail``: the wall-time figures the stage measured inside its work (an encoder's
+    pages per second, ...): they belong here, beside its wall time, and never in its outputs,
+    which must be the same bytes on every run."""
     path = stage_file(stage, timings_dir)
-    write_json(path, {"stage": stage, "seconds": round(float(seconds), 2),
-                      "measured_at": measured_at or now_iso()})
+    record = {"stage": stage, "seconds": round(float(seconds), 2),
+              "measured_at": measured_at or now_iso()}
+    if detail:
+        record["detail"] = dict(detail)
+    write_json(path, record)
     return path
 
 

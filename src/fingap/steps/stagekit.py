@@ -27,6 +27,16 @@ def setup_logging() -> None:
                         datefmt="%H:%M:%S")
 
 
+_TIMING_DETAIL: dict = {}
+
+
+def record_in_timing(**detail) -> None:
+    """Wall-time figures a stage measured (an encoder's pages per second, ...), for its timing
+    record: the stage's outputs stay free of them, so a rerun gives the same bytes and DVC
+    reruns nothing downstream."""
+    _TIMING_DETAIL.update(detail)
+
+
 @contextlib.contextmanager
 def stage(name: str, record_time: bool = True) -> Iterator[dict]:
     """Run a stage body: yields params.yaml; bad input exits 2 with one clear line.
@@ -34,6 +44,7 @@ def stage(name: str, record_time: bool = True) -> Iterator[dict]:
     On success the wall time goes to <its pipeline's reports>/timings/STAGE.json, STAGE being
     the running stage's name in DVC (from ``$DVC_STAGE``), else ``name`` (a run by hand)."""
     setup_logging()
+    _TIMING_DETAIL.clear()  # one stage's figures (stages run one per process, tests in one)
     t0 = time.perf_counter()
     try:
         yield load_params("params.yaml")
@@ -44,7 +55,8 @@ def stage(name: str, record_time: bool = True) -> Iterator[dict]:
     if record_time:
         address = os.environ.get("DVC_STAGE") or name
         write_stage_timing(pipelines.stage_name(address), seconds,
-                           pipelines.pipeline_of_stage(address).timings_dir)
+                           pipelines.pipeline_of_stage(address).timings_dir,
+                           detail=_TIMING_DETAIL)
     logging.getLogger("fingap").info("stage %s done in %.1fs", name, seconds)
 
 

@@ -175,8 +175,13 @@ def validation_curve(history: Sequence[dict], metric: str) -> list[dict]:
 
 def save_cross_encoder(model, directory: Path) -> None:
     """A Hugging Face sequence-classification folder (``CrossEncoderReranker`` and any
-    cross-encoder loader read it), with sentence-transformers' model card."""
+    cross-encoder loader read it), with sentence-transformers' model card, less its training
+    time: a wall time would make the folder (and DVC's hash, which the stages reading it key
+    on) differ on every run of the same training."""
     directory.mkdir(parents=True, exist_ok=True)
+    card = getattr(model, "model_card_data", None)
+    if card is not None and getattr(card, "_training_start_time", None) is not None:
+        card._training_start_time = None  # the card then omits the training time
     model.save(str(directory))
     if not (directory / "model.safetensors").exists():
         raise RuntimeError(f"{directory}: reranker was not saved as safetensors")
