@@ -30,7 +30,8 @@ eight) the next, and ``final7`` (``random.Random(3410)``, excluding all nine) th
 and ``final8`` (``random.Random(3411)``, excluding all ten) the next, and ``final9``
 (``random.Random(3412)``, excluding all eleven) the one after, and ``final10``
 (``random.Random(3413)``, excluding all twelve) the next, and ``final11``
-(``random.Random(3414)``, excluding all thirteen) the one after.
+(``random.Random(3414)``, excluding all thirteen) the one after, and ``final12``
+(``random.Random(3415)``, excluding all fourteen) the next.
 
 How the pairs are used (by hand, checked by ``annotations/verify_questions.py``): in drawn
 order; a pair is skipped only when the document does not print what its metric needs, with the
@@ -57,7 +58,7 @@ HERE = Path(__file__).resolve().parent
 SETS = {"fresh": 3401, "final": 3402, "fresh2": 3403, "fresh3": 3404, "final2": 3405,
         "final3": 3406, "final4": 3407, "final5": 3408, "final6": 3409, "final7": 3410,
         "final8": 3411, "final9": 3412,
-        "final10": 3413, "final11": 3414}
+        "final10": 3413, "final11": 3414, "final12": 3415}
 N_10K = 30
 N_OTHER = 22
 N_OTHER_RESERVE = 12
@@ -95,42 +96,9 @@ def main(argv: list[str] | None = None) -> int:
     docs = heldout.load_documents(root)
     questions = heldout.read_jsonl(root / "data" / "financebench_open_source.jsonl")
     eligible = heldout.eligible_metrics(docs, questions)
-    # each later draw excludes the draws before it: final the fresh pairs, fresh2 both
-    later = {"fresh": [], "final": ["fresh_pairs.json"],
-             "fresh2": ["fresh_pairs.json", "final_pairs.json"],
-             "fresh3": ["fresh_pairs.json", "final_pairs.json", "fresh2_pairs.json"],
-             "final2": ["fresh_pairs.json", "final_pairs.json", "fresh2_pairs.json",
-                        "fresh3_pairs.json"],
-             "final3": ["fresh_pairs.json", "final_pairs.json", "fresh2_pairs.json",
-                        "fresh3_pairs.json", "final2_pairs.json"],
-             "final4": ["fresh_pairs.json", "final_pairs.json", "fresh2_pairs.json",
-                        "fresh3_pairs.json", "final2_pairs.json", "final3_pairs.json"],
-             "final5": ["fresh_pairs.json", "final_pairs.json", "fresh2_pairs.json",
-                        "fresh3_pairs.json", "final2_pairs.json", "final3_pairs.json",
-                        "final4_pairs.json"],
-             "final6": ["fresh_pairs.json", "final_pairs.json", "fresh2_pairs.json",
-                        "fresh3_pairs.json", "final2_pairs.json", "final3_pairs.json",
-                        "final4_pairs.json", "final5_pairs.json"],
-             "final7": ["fresh_pairs.json", "final_pairs.json", "fresh2_pairs.json",
-                        "fresh3_pairs.json", "final2_pairs.json", "final3_pairs.json",
-                        "final4_pairs.json", "final5_pairs.json", "final6_pairs.json"],
-             "final8": ["fresh_pairs.json", "final_pairs.json", "fresh2_pairs.json",
-                        "fresh3_pairs.json", "final2_pairs.json", "final3_pairs.json",
-                        "final4_pairs.json", "final5_pairs.json", "final6_pairs.json",
-                        "final7_pairs.json"],
-             "final9": ["fresh_pairs.json", "final_pairs.json", "fresh2_pairs.json",
-                        "fresh3_pairs.json", "final2_pairs.json", "final3_pairs.json",
-                        "final4_pairs.json", "final5_pairs.json", "final6_pairs.json",
-                        "final7_pairs.json", "final8_pairs.json"],
-             "final10": ["fresh_pairs.json", "final_pairs.json", "fresh2_pairs.json",
-                         "fresh3_pairs.json", "final2_pairs.json", "final3_pairs.json",
-                         "final4_pairs.json", "final5_pairs.json", "final6_pairs.json",
-                         "final7_pairs.json", "final8_pairs.json", "final9_pairs.json"],
-             "final11": ["fresh_pairs.json", "final_pairs.json", "fresh2_pairs.json",
-                         "fresh3_pairs.json", "final2_pairs.json", "final3_pairs.json",
-                         "final4_pairs.json", "final5_pairs.json", "final6_pairs.json",
-                         "final7_pairs.json", "final8_pairs.json", "final9_pairs.json",
-                         "final10_pairs.json"]}[args.set]
+    # each draw excludes every draw before it (SETS is in drawn order)
+    order = list(SETS)
+    later = [f"{name}_pairs.json" for name in order[:order.index(args.set)]]
     earlier = [HERE / f for f in EARLIER + later]
     used: set[tuple[str, str]] = set()
     for path in earlier:
