@@ -179,7 +179,9 @@ def _start_forced_rerun(proj: Path, env: dict) -> tuple[Path, subprocess.Popen]:
     started as soon as the product is built.
 
     The copy sits beside the project (so the default ../shared corpus resolves the same way)
-    and leaves out DVC's cache and tmp (a forced rerun fills its own). It runs while the
+    and leaves out DVC's tmp; its DVC cache holds hard links to the original's objects (DVC
+    never rewrites an object, it only adds new ones), so that `dvc status` finds the outputs
+    of the stages not rerun in the cache as well as in the workspace. It runs while the
     studies and the other tests use the original, on the second core. Its test waits for it
     last."""
     copy = proj.parent / "proj_forced"
@@ -188,6 +190,7 @@ def _start_forced_rerun(proj: Path, env: dict) -> tuple[Path, subprocess.Popen]:
         return [n for n in names if Path(folder) == proj / ".dvc" and n in ("cache", "tmp")]
 
     shutil.copytree(proj, copy, symlinks=True, ignore=dvc_cache_and_tmp)
+    shutil.copytree(proj / ".dvc/cache", copy / ".dvc/cache", copy_function=os.link)
     with open(proj.parent / "forced_rerun.log", "w") as log:
         run = subprocess.Popen(["dvc", "repro", "--force", "--single-item", *FORCED], cwd=copy,
                                env=env, stdout=log, stderr=subprocess.STDOUT,
