@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from fingap.answers.glossary import Glossary, GlossParams, load_meanings
+from fingap.answers.glossary import Glossary, GlossParams, load_meanings, with_head_clause
 from fingap.answers.labels import Vocabulary
 from fingap.answers.resolver import gloss_phrase, resolve_rows
 
@@ -54,6 +54,23 @@ def test_a_phrase_reads_as_the_concept_whose_meaning_fits_clearly_best():
     term = _vocab().concepts["total_assets"].terms[0]
     g2 = Glossary(_vocab(), FakeMatcher({("its asset base", term): 0.9}), {})
     assert g2.read("its asset base") == ("total_assets", 0.9)
+
+
+def test_a_meaning_scores_by_its_head_clause_too():
+    meanings = {"total_assets": ("everything the company owns or controls, its current and "
+                                 "noncurrent assets together",),
+                "inventory": ("goods held for sale, in production, and raw materials",),
+                "ppe_net": ("the company's land, buildings and equipment",)}
+    assert with_head_clause(meanings["total_assets"][0]) == (
+        meanings["total_assets"][0], "everything the company owns or controls")
+    assert with_head_clause(meanings["inventory"][0])[1] == "goods held for sale"
+    assert with_head_clause("the company's land, buildings") == (  # too short to be a meaning
+        "the company's land, buildings",)
+    assert with_head_clause("sales to customers") == ("sales to customers",)
+    table = {("everything it owned", "everything the company owns or controls"): 0.78,
+             ("everything it owned", meanings["total_assets"][0]): 0.65}
+    g = Glossary(_vocab(), FakeMatcher(table), meanings, GlossParams(0.7, 0.05))
+    assert g.read("everything it owned") == ("total_assets", 0.78)
 
 
 def test_the_resolver_reads_a_described_line_item_only_when_no_label_matches_its_words():

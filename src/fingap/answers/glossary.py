@@ -57,6 +57,15 @@ def _load(path: str | None) -> tuple[tuple[str, tuple[str, ...]], ...]:
     return tuple(out)
 
 
+def with_head_clause(meaning: str) -> tuple[str, ...]:
+    """A meaning and, when it goes on after a comma, its head clause alone ("everything the
+    company owns or controls" of "..., its current and noncurrent assets together"): a short
+    phrase scores low against a long sentence that says more than it asks, and the head clause
+    is a meaning by itself. Only the head: a clause after a comma qualifies the one before."""
+    head = meaning.split(",", 1)[0].strip()
+    return (meaning, head) if head != meaning.strip() and len(head.split()) >= 4 else (meaning,)
+
+
 class Glossary:
     """Scores phrases against each concept's meanings and vocabulary terms."""
 
@@ -72,7 +81,8 @@ class Glossary:
         self.texts: list[str] = []
         self.owner: list[str] = []
         for name, concept in vocab.concepts.items():
-            for text in (*meanings.get(name, ()), *concept.terms):
+            for text in (*(t for m in meanings.get(name, ()) for t in with_head_clause(m)),
+                         *concept.terms):
                 self.texts.append(text)
                 self.owner.append(name)
         # each concept's maturity, as its first term says ("total current liabilities": short)
