@@ -148,14 +148,34 @@ def project(tmp_path_factory):
     for src, name in FIRST_RUN.items():
         shutil.copy(proj / src, root / name)
     forced = _start_forced_rerun(proj, env)  # on the second core, beside the studies and tests
+    # then the studies, while the tests that read only the product's outputs and run no DVC
+    # command (they come first in this file) run beside them; `studied` waits for them
+    with open(root / "studies_repro.log", "w") as studies_log:
+        studies = subprocess.Popen(["dvc", "repro", "studies/dvc.yaml"], cwd=proj, env=env,
+                                   stdout=studies_log, stderr=subprocess.STDOUT,
+                                   start_new_session=True)
     try:
-        log += _run(["dvc", "repro", "studies/dvc.yaml"], proj, env)  # then the studies
         _FORCED["run"] = forced
+        _STUDIES["run"] = studies
         yield proj, env, log
     finally:
-        if forced[1].poll() is None:  # the module failed before its test waited: stop it all
-            os.killpg(forced[1].pid, 9)
-            forced[1].wait()
+        for run in (forced[1], studies):
+            if run.poll() is None:  # the module failed before its test waited: stop it all
+                os.killpg(run.pid, 9)
+                run.wait()
+
+
+_STUDIES: dict = {}  # the studies repro the project fixture started
+
+
+@pytest.fixture(scope="module")
+def studied(project):
+    """The project once its studies repro has finished (every test that runs a DVC command or
+    reads a study's output asks for this one)."""
+    proj = project[0]
+    run = _STUDIES["run"]
+    assert run.wait(timeout=1800) == 0, (proj.parent / "studies_repro.log").read_text()[-3000:]
+    return project
 
 
 FIRST_RUN = {"reports/metrics.json": "first_metrics.json",
@@ -227,18 +247,6 @@ def test_metrics_contract_and_oracle_page(project):
         assert metrics[method]["oracle_doc"]["DocRec@5"] == 1.0
     assert metrics["extraction"]["gold_alignment"]["rate"] == 1.0
     assert "on ray (1 workers)" in log  # the extract stage ran as a Ray Data job
-
-
-def test_headline_metrics_are_the_dvc_metrics(project):
-    proj, env, _ = project
-    headline = json.loads((proj / "reports/headline.json").read_text())
-    assert {"best.PageRec@5", "best.DocRec@5", "scorer.PageRec@5.oracle_doc", "best.StrictAcc",
-            "oracle_page.StrictAcc", "heldout.StrictAcc"} <= set(headline)
-    metrics = json.loads((proj / "reports/metrics.json").read_text())
-    assert headline["best.PageRec@5"] == round(metrics["fingap_best"]["standard"]["PageRec@5"], 4)
-    shown = json.loads(_run(["dvc", "metrics", "show", "--json"], proj, env))
-    files = {f for v in shown.values() for f in v.get("data", {})}
-    assert files == {"reports/headline.json"}
 
 
 def test_tables_and_answer_stages(project):
@@ -317,13 +325,25 @@ def test_routed_methods_serve_new_questions(project):
     assert replay["n"] == 4 and replay["same_topk"] == replay["n"], replay
 
 
+def test_headline_metrics_are_the_dvc_metrics(studied):
+    proj, env, _ = studied
+    headline = json.loads((proj / "reports/headline.json").read_text())
+    assert {"best.PageRec@5", "best.DocRec@5", "scorer.PageRec@5.oracle_doc", "best.StrictAcc",
+            "oracle_page.StrictAcc", "heldout.StrictAcc"} <= set(headline)
+    metrics = json.loads((proj / "reports/metrics.json").read_text())
+    assert headline["best.PageRec@5"] == round(metrics["fingap_best"]["standard"]["PageRec@5"], 4)
+    shown = json.loads(_run(["dvc", "metrics", "show", "--json"], proj, env))
+    files = {f for v in shown.values() for f in v.get("data", {})}
+    assert files == {"reports/headline.json"}
+
+
 def params_methods(proj: Path, section: str = "evaluate") -> list[str]:
     name = "params.yaml" if section == "evaluate" else "studies/params.yaml"
     return yaml.safe_load((proj / name).read_text())[section]["methods"]
 
 
-def test_tables_have_their_rows(project):
-    proj, _, _ = project
+def test_tables_have_their_rows(studied):
+    proj, _, _ = studied
     table = (proj / "reports/retrieval.md").read_text()
     for row in ("| BM25 |", "| Dense |", "| BM25 (Oracle-Doc) |", "| Dense (Oracle-Page) |",
                 "| SPLADE |", "| Hybrid (BM25 + Dense, RRF) |", "| Parent-Child |",
@@ -405,10 +425,10 @@ def test_tables_have_their_rows(project):
     assert "Questions without gold evidence (retrieved and answered, not scored): 1" in table
 
 
-def test_mlflow_run_logged(project):
+def test_mlflow_run_logged(studied):
     import mlflow
 
-    proj, _, _ = project
+    proj, _, _ = studied
     run_id = json.loads((proj / "reports/mlflow_run.json").read_text())["parent_run_id"]
     mlflow.set_tracking_uri(f"sqlite:///{proj / 'mlflow.db'}")
     children = mlflow.search_runs(experiment_names=["fingap"],
@@ -449,10 +469,10 @@ def _set_params(proj: Path, **changes: dict) -> None:
     (proj / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
 
 
-def test_every_stage_records_its_wall_time(project):
+def test_every_stage_records_its_wall_time(studied):
     from fingap.core.timings import dvc_stage_names
 
-    proj, _, _ = project
+    proj, _, _ = studied
     for dvc_yaml, summary_path, own in (
             ("dvc.yaml", "reports/timings.json", "timings"),
             ("studies/dvc.yaml", "reports/studies/timings.json", "studies_timings")):
@@ -484,8 +504,8 @@ def _would_rerun(proj: Path, env: dict) -> set[str]:
     return out
 
 
-def test_repro_again_reruns_nothing_and_deps_are_exact(project):
-    proj, env, _ = project
+def test_repro_again_reruns_nothing_and_deps_are_exact(studied):
+    proj, env, _ = studied
     # the studies read the product's outputs, unchanged: only the corpus re-validation (whose
     # wall-time record is the product's)
     assert _reran(_run(["dvc", "repro", "studies/dvc.yaml"], proj, env)) == {"corpus"}
@@ -546,13 +566,13 @@ def test_repro_again_reruns_nothing_and_deps_are_exact(project):
     assert _would_rerun(proj, env) == set()
 
 
-def test_queued_sweep_runs_in_dvc_copies_and_shows_in_exp_show(project):
+def test_queued_sweep_runs_in_dvc_copies_and_shows_in_exp_show(studied):
     """`dvc exp run --queue` over two values of the gate's label threshold, then `dvc queue
     start`: each experiment runs in a copy under .dvc/tmp/exps, where the default corpus
     location (../shared/financebench beside the repository) must still resolve. (The swept
     parameter is read by the answer stage alone, so the sweep costs a few stages; what a
     page_scorer.P change reruns is checked above, by DVC's own status.)"""
-    proj, env, _ = project
+    proj, env, _ = studied
     # the baseline committed, lock included: a queued copy then reruns only what the sweep
     # changes
     _run(["git", "add", "-A"], proj, env)
@@ -627,8 +647,8 @@ def _stop_idle_workers(proj: Path) -> None:
             continue
 
 
-def test_bad_param_fails_before_work(project):
-    proj, env, _ = project
+def test_bad_param_fails_before_work(studied):
+    proj, env, _ = studied
     params = yaml.safe_load((proj / "params.yaml").read_text())
     bad = dict(params, chunk={"size": 128, "overlap": 128})
     (proj / "params.yaml").write_text(yaml.safe_dump(bad, sort_keys=False))
@@ -659,10 +679,10 @@ def _stage_processes(parent_pid: int, script: str = "stages/") -> list[int]:
     return out
 
 
-def test_killed_stage_leaves_nothing_a_later_stage_could_read(project):
+def test_killed_stage_leaves_nothing_a_later_stage_could_read(studied):
     import signal
 
-    proj, env, _ = project
+    proj, env, _ = studied
     before = (proj / "reports/metrics.json").read_bytes()
     # a stage that always encodes (page embeddings are not cached; chunk and query vectors are,
     # so index@dense would finish before the kill)
@@ -687,13 +707,13 @@ def test_killed_stage_leaves_nothing_a_later_stage_could_read(project):
     assert _changed_stages(_run(["dvc", "status"], proj, env)) <= {"corpus"}
 
 
-def test_forced_rerun_is_byte_identical(project, forced_rerun):
+def test_forced_rerun_is_byte_identical(studied, forced_rerun):
     """`dvc repro --force` of the FORCED stages gives the first run's bytes: the compared
     reports, and every output of every forced stage, for `dvc status` then finds each one as
     the lock recorded it (a changed output would have rewritten its hash in the lock, and the
     stages that read it would show as changed). In the copy the fixture started; last in the
     file, so the tests above overlap it."""
-    proj, env, _ = project
+    proj, env, _ = studied
     copy, run = forced_rerun
     log = proj.parent / "forced_rerun.log"
     assert run.wait(timeout=1800) == 0, log.read_text()[-3000:]
