@@ -220,6 +220,22 @@ def period_end_reason(question: str, columns: list[ColumnHeader]) -> str | None:
         f"{_MONTHS[month]} {year}"
 
 
+def dated_balance_reason(question: str, column: ColumnHeader) -> str | None:
+    """Where the question dates two or more instants ("equity at January 28, 2023 and July 29,
+    2023"), a balance read must stand at one of them (a neighbouring month's turn allowed for
+    52/53-week years): a 10-Q's balance sheet prints the year-ago quarter-end beside the two,
+    and its month matches one named."""
+    dated = sorted({(int(y), _MONTHS.index(m[:3].capitalize()))
+                    for m, y in _DATED.findall(question)})
+    if len(dated) < 2 or not column.month:
+        return None
+    at = column.year * 12 + _MONTHS.index(column.month)
+    if any(abs(at - (year * 12 + month)) <= 1 for year, month in dated):
+        return None
+    named = ", ".join(f"{_MONTHS[m]} {y}" for y, m in dated)
+    return f"the balance read stands at {column.month} {column.year}, the question dates {named}"
+
+
 # a row that is the noncontrolling (minority) interests' share of a line item, and a question
 # that asks about that share
 _MINORITY_SHARE = re.compile(r"\b(?:attributable|applicable|allocated)\s+to\s+(?:the\s+)?"
@@ -1020,8 +1036,11 @@ class MeaningGate:
             if None not in found:
                 checks.reasons.append(f"{inp['name']}: {found[0]}")
             else:
-                read.append(columns[found.index(None)][0])
-                reason = store_period_reason(inp, columns[found.index(None)][0])
+                column, statement = columns[found.index(None)]
+                read.append(column)
+                reason = store_period_reason(inp, column) or (
+                    dated_balance_reason(question, column)
+                    if _stock(concept, self.vocab, statement) else None)
                 if reason:
                     checks.reasons.append(f"{inp['name']}: {reason}")
         for reason in (period_end_reason(question, read), store_end_reason(inputs, pq),
