@@ -50,9 +50,12 @@ def main() -> None:
         record = ROOT / pipeline_of_stage(stage, ROOT).timings_dir / f"{stage}.json"
         encode = read_json(record).get("detail", {}).get("encode", []) if record.exists() else []
         indexes[name] = {"minutes_per_model": {e["model"]: minutes(e["seconds"])
-                                               for e in encode},
-                         "pages_per_s": {e["model"]: e["pages_per_s"] for e in encode},
+                                               for e in encode} or None,
+                         "pages_per_s": {e["model"]: e["pages_per_s"] for e in encode} or None,
                          "stage_minutes": stage_minutes(stage)}
+        if not encode:  # a record written before the speeds moved there
+            indexes[name]["note"] = f"{record.relative_to(ROOT)} holds no encoder speeds: " \
+                f"rerun the stage ({stage})"
     write_json(ROOT / "reports/costs.json", {
         "command": "python benchmarks/costs.py",
         "note": ("stage minutes are reports/timings.json's last record of each stage; a stage "
