@@ -256,18 +256,20 @@ def test_the_latest_column_ends_where_the_question_dates_its_period():
 def test_a_balance_stands_at_one_of_the_dates_the_question_names():
     from fingap.answers.gate import ColumnHeader
     from fingap.answers.meaning import dated_balance_reason
+    from fingap.answers.question import dates_named
 
     q = ("ACME's return on equity over the six months ended July 29, 2023, on the average of "
          "its equity at January 28, 2023 and July 29, 2023?")
-    assert dated_balance_reason(q, ColumnHeader(2023, None, "Jul")) is None
-    assert dated_balance_reason(q, ColumnHeader(2023, None, "Jan")) is None
-    assert dated_balance_reason(q, ColumnHeader(2023, None, "Feb")) is None  # a 53-week year
+    assert dated_balance_reason(dates_named(q), ColumnHeader(2023, None, "Jul")) is None
+    assert dated_balance_reason(dates_named(q), ColumnHeader(2023, None, "Jan")) is None
+    dates = dates_named(q)
+    assert dated_balance_reason(dates, ColumnHeader(2023, None, "Feb")) is None  # 53 weeks
     # the year-ago quarter-end a 10-Q prints beside them: its month is one named, not its year
-    assert "stands at Jul 2022" in dated_balance_reason(q, ColumnHeader(2022, None, "Jul"))
+    assert "stands at Jul 2022" in dated_balance_reason(dates, ColumnHeader(2022, None, "Jul"))
     # one date named: the other balance (the year's start) is the question's to imply
     one = "ACME's return on equity for the six months ended July 29, 2023, on average equity?"
-    assert dated_balance_reason(one, ColumnHeader(2022, None, "Jul")) is None
-    assert dated_balance_reason(q, ColumnHeader(2022)) is None  # no month printed: not judged
+    assert dated_balance_reason(dates_named(one), ColumnHeader(2022, None, "Jul")) is None
+    assert dated_balance_reason(dates, ColumnHeader(2022)) is None  # no month printed: not judged
 
 
 def test_a_row_of_a_non_gaap_reconciliation_is_not_a_statement_figure(tmp_path):

@@ -220,13 +220,12 @@ def period_end_reason(question: str, columns: list[ColumnHeader]) -> str | None:
         f"{_MONTHS[month]} {year}"
 
 
-def dated_balance_reason(question: str, column: ColumnHeader) -> str | None:
-    """Where the question dates two or more instants ("equity at January 28, 2023 and July 29,
-    2023"), a balance read must stand at one of them (a neighbouring month's turn allowed for
-    52/53-week years): a 10-Q's balance sheet prints the year-ago quarter-end beside the two,
-    and its month matches one named."""
-    dated = sorted({(int(y), _MONTHS.index(m[:3].capitalize()))
-                    for m, y in _DATED.findall(question)})
+def dated_balance_reason(dates: list[str], column: ColumnHeader) -> str | None:
+    """Where the question dates two or more instants (``dates``: the parse's ISO dates, "equity
+    at January 28, 2023 and July 29, 2023"), a balance read must stand at one of them (a
+    neighbouring month's turn allowed for 52/53-week years): a 10-Q's balance sheet prints the
+    year-ago quarter-end beside the two, and its month matches one named."""
+    dated = sorted({(int(d[:4]), int(d[5:7]) - 1) for d in dates})
     if len(dated) < 2 or not column.month:
         return None
     at = column.year * 12 + _MONTHS.index(column.month)
@@ -1039,7 +1038,7 @@ class MeaningGate:
                 column, statement = columns[found.index(None)]
                 read.append(column)
                 reason = store_period_reason(inp, column) or (
-                    dated_balance_reason(question, column)
+                    dated_balance_reason(pq.dates, column)
                     if _stock(concept, self.vocab, statement) else None)
                 if reason:
                     checks.reasons.append(f"{inp['name']}: {reason}")
