@@ -135,9 +135,21 @@ def test_hard_negative_config_names_the_bad_parameter():
     for bad, name in [({"epochs": 0}, "epochs"), ({"patience": 0}, "patience"),
                       ({"metric": "NDCG"}, "metric"), ({"mine_with": "oracle"}, "mine_with"),
                       ({"val_fraction": 0}, "val_fraction"), ({"typo": 1}, "typo"),
-                      ({"false_negative_recall": 0}, "false_negative_recall")]:
+                      ({"false_negative_recall": 0}, "false_negative_recall"),
+                      ({"attention_dropout": 1.0}, "page_scorer_hn.attention_dropout"),
+                      ({"attention_dropout": "none"}, "page_scorer_hn.attention_dropout")]:
         with pytest.raises(ParamError, match=name):
             HardNegativeConfig.from_params(bad)
+
+
+def test_hard_negative_attention_dropout_overrides_only_this_scorers_training():
+    shared = {"lr": 3e-5, "epochs": 15, "attention_dropout": 0.05}
+    own = HardNegativeConfig.from_params({"epochs": 4, "attention_dropout": 0.0})
+    train = own.train_config(shared)
+    assert (train.epochs, train.attention_dropout, train.lr) == (4, 0.0, 3e-5)
+    inherited = HardNegativeConfig.from_params({"epochs": 4}).train_config(shared)
+    assert inherited.attention_dropout == 0.05  # null: page_scorer_train's
+    assert shared["attention_dropout"] == 0.05 and shared["epochs"] == 15  # not mutated
 
 
 def test_epochs_study_averages_folds_that_reached_each_epoch():

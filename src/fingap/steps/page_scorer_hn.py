@@ -69,6 +69,8 @@ class HardNegativeConfig:
     synthetic_per_doc: int = 0      # fact-store questions added per training document (0: none)
     val_candidates: int | None = None  # validate on each question's top-N pages by the miner
                                        # (and its gold pages); None: every validation page
+    attention_dropout: float | None = None  # this scorer's training only; None:
+                                            # page_scorer_train.attention_dropout's
 
     @classmethod
     def from_params(cls, p: dict) -> HardNegativeConfig:
@@ -99,7 +101,20 @@ class HardNegativeConfig:
                              f"got {cfg.val_candidates!r}")
         if not 0 < cfg.val_fraction < 1:
             raise ParamError(f"page_scorer_hn.val_fraction must be in (0, 1): {cfg.val_fraction}")
+        if cfg.attention_dropout is not None and (
+                not isinstance(cfg.attention_dropout, int | float)
+                or not 0 <= cfg.attention_dropout < 1):
+            raise ParamError("page_scorer_hn.attention_dropout must be in [0, 1) or null: "
+                             f"{cfg.attention_dropout!r}")
         return cfg
+
+    def train_config(self, train_params: dict) -> TrainConfig:
+        """page_scorer_train's config with this scorer's epochs and, where set, its attention
+        dropout (the paper's scorer keeps its own)."""
+        own = {"epochs": self.epochs}
+        if self.attention_dropout is not None:
+            own["attention_dropout"] = self.attention_dropout
+        return TrainConfig.from_params({**train_params, **own})
 
 
 class _Miner:
@@ -227,7 +242,7 @@ def run_train_hn(train_params: dict, hn_params: dict, corpus_out: Path, pages_pa
     ``synthetic_per_doc`` > 0. ``doc2query_path``: the doc2query stage's questions (empty
     while ``doc2query.per_doc`` is 0), added to each fold's training questions."""
     cfg = HardNegativeConfig.from_params(hn_params)
-    train = TrainConfig.from_params({**train_params, "epochs": cfg.epochs})
+    train = cfg.train_config(train_params)
     pages = read_page_texts(pages_path)
     miner = _Miner(cfg, train, pages, mining_models, mining_index)
     whole = _WholePages(pages, train, windows) if windows is not None else None
@@ -312,7 +327,10 @@ def run_train_hn_stage(params: dict, whole_pages: bool, name: str, corpus_out: P
     if whole_pages:
         extra = section(params, "page_windows")
         windows = WindowConfig.from_params(extra, "page_windows")
-        hn = {**hn, "epochs": extra.get("epochs", hn.get("epochs"))}
+        # the whole-page study sets its own epochs and attention dropout (null: the base
+        # model's, as its committed rows were measured)
+        hn = {**hn, "epochs": extra.get("epochs", hn.get("epochs")),
+              "attention_dropout": extra.get("attention_dropout")}
     HardNegativeConfig.from_params(hn)
     train = section(params, "page_scorer_train")
     report = run_tracked_training(
