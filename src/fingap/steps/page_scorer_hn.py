@@ -44,6 +44,7 @@ from ..training.page_scorer import (
     VAL_METRICS,
     TrainConfig,
     Validation,
+    check_attention_dropout,
     save_model,
     train_bi_encoder,
     training_pairs,
@@ -101,11 +102,7 @@ class HardNegativeConfig:
                              f"got {cfg.val_candidates!r}")
         if not 0 < cfg.val_fraction < 1:
             raise ParamError(f"page_scorer_hn.val_fraction must be in (0, 1): {cfg.val_fraction}")
-        if cfg.attention_dropout is not None and (
-                not isinstance(cfg.attention_dropout, int | float)
-                or not 0 <= cfg.attention_dropout < 1):
-            raise ParamError("page_scorer_hn.attention_dropout must be in [0, 1) or null: "
-                             f"{cfg.attention_dropout!r}")
+        check_attention_dropout(cfg.attention_dropout, "page_scorer_hn")
         return cfg
 
     def train_config(self, train_params: dict) -> TrainConfig:

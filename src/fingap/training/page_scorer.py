@@ -66,10 +66,14 @@ class TrainConfig:
                              f"max_seq_length >= 8, max_chars >= 1; got {cfg}")
         if cfg.precision not in ("fp32", "bf16"):
             raise ParamError(f"page_scorer_train.precision must be fp32 or bf16: {cfg.precision!r}")
-        if cfg.attention_dropout is not None and not 0 <= cfg.attention_dropout < 1:
-            raise ParamError("page_scorer_train.attention_dropout must be in [0, 1) or null: "
-                             f"{cfg.attention_dropout!r}")
+        check_attention_dropout(cfg.attention_dropout, "page_scorer_train")
         return cfg
+
+
+def check_attention_dropout(value, section: str) -> None:
+    """``section.attention_dropout`` must be null or a number in [0, 1)."""
+    if value is not None and (not isinstance(value, int | float) or not 0 <= value < 1):
+        raise ParamError(f"{section}.attention_dropout must be in [0, 1) or null: {value!r}")
 
 
 @dataclass
