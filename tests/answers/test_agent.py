@@ -204,7 +204,7 @@ def test_a_described_line_item_is_named_when_the_glossary_is_as_sure_as_the_gate
     agent = Agent(store, texts)
     question = "What was ACME's FY2022 stock of goods turnover?"
     for score, named in ((0.9, True), (0.65, False)):   # the gate's label threshold is 0.7
-        agent.meaning.glossary.read = lambda words, s=score: \
+        agent.meaning.glossary.read = lambda words, side=None, s=score: \
             ("inventory", s) if words == "stock goods" else None
         rec = agent.answer("q", question, [(DOC, 2)])
         plan = next(s for s in rec.steps if s["step"] == "plan")

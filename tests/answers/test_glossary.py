@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from fingap.answers.glossary import Glossary, GlossParams, load_meanings, with_head_clause
-from fingap.answers.labels import Vocabulary
+from fingap.answers.labels import Vocabulary, balance_side
 from fingap.answers.resolver import gloss_phrase, resolve_rows
 
 
@@ -77,14 +77,16 @@ def test_the_resolver_reads_a_described_line_item_only_when_no_label_matches_its
     facts = [{"label_norm": "total assets", "concept": "total_assets", "page": 3},
              {"label_norm": "total liabilities", "concept": "total_liabilities", "page": 3},
              {"label_norm": "goodwill", "concept": None, "page": 3}]
-    seen = []
+    seen, sides = [], []
 
-    def read(phrase):
+    def read(phrase, side=None):
         seen.append(phrase)
+        sides.append(side)
         return ("total_assets", 0.81)
 
     out = resolve_rows("everything acme owned", None, facts, skip_words={"acme"}, gloss=read)
     assert seen == ["everything owned"]
+    assert sides == ["asset"]  # the side of the whole phrase travels with its describing words
     assert [f["label_norm"] for f in out] == ["total assets"]
     assert out[0]["resolver_gloss"] == "total_assets" and out[0]["resolver_score"] == 0.81
     # a printed label sharing the phrase's words comes first; the glossary is not asked
@@ -93,7 +95,7 @@ def test_the_resolver_reads_a_described_line_item_only_when_no_label_matches_its
         ["goodwill"]
     assert seen == []
     # nothing read: not found
-    assert resolve_rows("everything owned", None, facts, gloss=lambda p: None) == []
+    assert resolve_rows("everything owned", None, facts, gloss=lambda p, side=None: None) == []
     # a vocabulary concept operand is never re-read by the glossary
     assert resolve_rows("inventory", "inventory", facts, gloss=read) == []
 
@@ -172,6 +174,24 @@ def test_a_phrase_with_a_maturity_reads_only_as_a_concept_with_that_maturity():
     assert g.read("liabilities due within year") == ("total_current_liabilities", 0.65)
 
 
+def test_a_phrase_that_says_who_owes_reads_only_as_a_balance_of_that_side():
+    # the embedder scores "what it owes" closer to receivables than to payables
+    meanings = {"accounts_receivable": ("amounts customers owe the company",),
+                "accounts_payable": ("amounts the company owes its suppliers",)}
+    table = {("owe vendors goods bought", "amounts customers owe the company"): 0.82,
+             ("owe vendors goods bought", "amounts the company owes its suppliers"): 0.78,
+             ("owed", "amounts customers owe the company"): 0.70,
+             ("owed", "amounts the company owes its suppliers"): 0.72}
+    g = Glossary(_vocab(), FakeMatcher(table), meanings, GlossParams(0.6, 0.05))
+    assert g.sides["accounts_payable"] == "liability" and g.sides["revenue"] is None
+    assert g.read("owe vendors goods bought") == ("accounts_payable", 0.78)
+    # a phrase stripped of the words that said it ("owed to the company" -> "owed") takes
+    # the side of the operand's whole phrase
+    assert g.read("owed", side=balance_side("amounts owed to the company")) == \
+        ("accounts_receivable", 0.7)
+    assert g.read("owed") == ("accounts_payable", 0.72)
+
+
 def test_a_maturity_is_part_of_a_line_items_name_not_a_period():
     from fingap.answers.periods import strip_period_phrases
     from fingap.answers.question import parse_question
@@ -226,3 +246,22 @@ def test_money_spent_is_never_read_from_a_balance_sheet(statement_store):
         "millions?", [(DOC, 2)])
     assert rec.value == 1577.0 and rec.formula == "capex__fy2022" and rec.verified, rec
     assert all(inp["page"] == 1 for inp in rec.inputs), rec.inputs
+
+
+def test_a_described_balance_is_read_at_the_quarter_end_a_quarterly_question_names(
+        statement_store):
+    from fingap.answers.agent import Agent
+
+    from ..conftest import DOC
+
+    store, texts = statement_store
+    # the question speaks of a quarter (duration 3M); the line item it describes is read by
+    # the glossary as a balance, so it is looked up on the balance sheet, whose columns carry
+    # no duration, not among the quarter's flows
+    rec = Agent(store, texts).answer(
+        "q", "How much did ACME owe, in total, on obligations due within one year at the end "
+        "of the quarter ended December 31, 2022, in USD millions?", [(DOC, 2)])
+    plan = next(s for s in rec.steps if s["step"] == "plan")
+    assert plan["duration"] == "3M"
+    assert rec.value == 7000.0 and rec.verified, rec.reason
+    assert rec.inputs[0]["label"] == "Total current liabilities"

@@ -1,4 +1,10 @@
-from fingap.answers.labels import Vocabulary, normalise_label, normalise_phrase, per_share
+from fingap.answers.labels import (
+    Vocabulary,
+    balance_side,
+    normalise_label,
+    normalise_phrase,
+    per_share,
+)
 
 
 def test_normalise_label_drops_marks_and_punctuation():
@@ -58,3 +64,27 @@ def test_label_qualifiers_do_not_change_the_line_item():
         "capex"
     assert v.concept_of("Provision/(benefit) for taxes on income")[0] == "income_tax"
     assert v.concept_of("Purchase of property, plant and equipment")[0] == "capex"
+
+
+def test_who_owes_whom_gives_a_balance_side():
+    # owed to the company, or owned by it: an asset
+    for phrase in ("what customers owe it", "amounts owed to the company",
+                   "amounts owed by clients", "everything the company owned", "cash it holds"):
+        assert balance_side(phrase) == "asset", phrase
+    # owed by the company: a liability
+    for phrase in ("what it owes its suppliers", "owe vendors for goods bought on credit",
+                   "amounts owed to lenders", "obligations falling due within a year"):
+        assert balance_side(phrase) == "liability", phrase
+    # "its own shareholders" owns nothing; a flow says neither
+    assert balance_side("profit belonging to its own shareholders") is None
+    assert balance_side("cash spent buying equipment") is None
+
+
+def test_every_balance_of_the_vocabulary_has_a_side_and_only_balances_do():
+    vocab = Vocabulary.load()
+    sides = {c.name: c.side for c in vocab.concepts.values()}
+    assert sides["accounts_receivable"] == sides["total_assets"] == "asset"
+    assert sides["accounts_payable"] == sides["total_current_liabilities"] == "liability"
+    assert sides["total_equity"] == "equity"
+    assert all((c.side is not None) == (c.statement == "balance_sheet")
+               for c in vocab.concepts.values())

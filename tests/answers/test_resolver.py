@@ -16,6 +16,11 @@ def _fact(label: str, concept: str | None = None, page: int = 1) -> dict:
     return {"label_norm": label, "concept": concept, "page": page}
 
 
+def _reader(table: dict):
+    """A glossary reader from a table: phrase -> (concept, score); the side is not read."""
+    return lambda phrase, side=None: table.get(phrase)
+
+
 def test_stems_drop_function_words_numbers_and_the_skip_list():
     assert stem("liabilities") == stem("liability") == "liabilit"
     assert stem("expenses") == stem("expense")
@@ -113,7 +118,7 @@ def test_a_concept_printed_in_unknown_words_is_read_from_its_labels_on_its_own_s
              fact("proceeds from sale of land", "cash_flow")]
     reads = {"purchases land buildings equipment": ("capex", 0.8),
              "dividends payable": ("capex", 0.9), "proceeds sale land": ("revenue", 0.9)}
-    out = resolve_rows("capital expenditures", "capex", facts, label_gloss=reads.get,
+    out = resolve_rows("capital expenditures", "capex", facts, label_gloss=_reader(reads),
                        home="cash_flow")
     # the balance-sheet row reads as capex too, but sits on another statement
     assert [f["label_norm"] for f in out] == ["purchases of land buildings and equipment"]
@@ -121,7 +126,7 @@ def test_a_concept_printed_in_unknown_words_is_read_from_its_labels_on_its_own_s
     # without the reader, or over a whole document's labels, nothing is read
     assert resolve_rows("capital expenditures", "capex", facts, home="cash_flow") == []
     many = facts + [fact(f"line {i}", "cash_flow") for i in range(400)]
-    assert resolve_rows("capital expenditures", "capex", many, label_gloss=reads.get,
+    assert resolve_rows("capital expenditures", "capex", many, label_gloss=_reader(reads),
                         home="cash_flow") == []
 
 
@@ -137,12 +142,12 @@ def test_a_sure_reading_of_the_phrase_beats_a_label_sharing_some_of_its_words():
     # as surely as the gate's label check, as total current assets: that row is read
     facts = [_fact("short term debt"), _fact("total current assets", "total_current_assets", 2)]
     reads = {"short term assets": ("total_current_assets", 0.8)}
-    out = resolve_rows("short-term assets", None, facts, label_gloss=reads.get)
+    out = resolve_rows("short-term assets", None, facts, label_gloss=_reader(reads))
     assert [f["page"] for f in out] == [2] and out[0]["resolver_gloss"] == "total_current_assets"
     # a label that holds every word of the phrase is what the phrase names
     assert [f["page"] for f in resolve_rows("short-term debt", None, facts,
-                                            label_gloss=lambda p: ("total_current_assets",
-                                                                   0.8))] == [1]
+                                            label_gloss=_reader({"short term debt": (
+                                                "total_current_assets", 0.8)}))] == [1]
     # without a sure reading, the overlap decides as before
     assert [f["page"] for f in resolve_rows("short-term assets", None, facts)] == [1]
 
@@ -156,5 +161,5 @@ def test_a_row_on_the_other_side_of_income_taxes_is_never_the_phrases_line_item(
     assert taxes_side_conflict("net income", "Income before income taxes") is None
     facts = [_fact("income before income taxes"), _fact("net income after taxes", None, 2)]
     out = resolve_rows("profit after taxes", None, facts,
-                       label_gloss=lambda p: None, params=ResolverParams(min_overlap=0.3))
+                       label_gloss=_reader({}), params=ResolverParams(min_overlap=0.3))
     assert [f["page"] for f in out] == [2]

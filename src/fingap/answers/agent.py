@@ -242,8 +242,8 @@ class Agent:
             # the latest year of a line item first: the other years follow its table
             for concept, year in sorted(pq.inputs, key=lambda cy: -cy[1]):
                 name = f"{concept}__fy{year}"
-                statement = self._statement(concept)
                 facts = self._lookup(pq, concept, year, pages=pages)
+                statement = self._statement(concept, facts)
                 ranked = rank_facts(facts, pq, statement, page_rank, anchors.get(concept),
                                     self._magnitude(concept), pq.phrases.get(concept, ""),
                                     variant)
@@ -269,8 +269,9 @@ class Agent:
             name, concept, year, statement = wanted[0]
             found = None
             for doc in docs:
-                ranked = [f for f in rank_facts(self._lookup(pq, concept, year, doc=doc),
-                                                pq, statement, page_rank,
+                facts = self._lookup(pq, concept, year, doc=doc)
+                ranked = [f for f in rank_facts(facts, pq, self._statement(concept, facts),
+                                                page_rank,
                                                 magnitude=self._magnitude(concept),
                                                 phrase=pq.phrases.get(concept, ""),
                                                 qualifiers=variant)
@@ -314,11 +315,11 @@ class Agent:
                             glossary.read if glossary else None,
                             self._sure_reading if glossary else None, self._statement(concept))
 
-    def _sure_reading(self, phrase: str) -> tuple[str, float] | None:
+    def _sure_reading(self, phrase: str, side: str | None = None) -> tuple[str, float] | None:
         """The resolver's glossary reading of a phrase (``gloss_phrase`` applied) when it is as
         sure as the gate's label check (``answer.label_threshold``): a reading that picks a row
         or rewrites the question is one the gate no longer checks by its words."""
-        got = self.resolver_glossary.read(phrase)
+        got = self.resolver_glossary.read(phrase, side=side)
         return got if got and got[1] >= self.meaning.params.label_threshold else None
 
     def _name_described(self, question: str, pq: ParsedQuestion, doc_type: str | None,
@@ -352,8 +353,15 @@ class Agent:
         c = self.vocab.concepts.get(concept)
         return normalise_phrase(c.terms[0] if c and c.terms else concept.replace("_", " "))
 
-    def _statement(self, concept: str) -> str:
+    def _statement(self, concept: str, facts: Sequence[dict] = ()) -> str:
+        """The statement the operand's line item lives on: its concept's, or for a line item
+        the question describes in its own words, that of the concept the glossary read it as
+        (``resolver_gloss``: "what it owed its vendors" is a balance, so no period's duration
+        applies to it)."""
         c = self.vocab.concepts.get(concept)
+        if c is None:
+            read = {f.get("resolver_gloss") for f in facts} - {None}
+            c = self.vocab.concepts.get(read.pop()) if len(read) == 1 else None
         return c.statement if c else "table"
 
     def _magnitude(self, concept: str) -> bool:

@@ -9,7 +9,9 @@ plain-English meanings, written from standard accounting definitions; a phrase i
 against them and the concept's own vocabulary terms by a sentence embedder, and read as the
 concept whose best score reaches ``threshold`` and leads every other concept's by ``margin``.
 An ambiguous phrase ("obligations due": current or all liabilities?) reads as nothing; a phrase
-that gives a maturity ("due within a year") reads only as a concept with that maturity.
+that gives a maturity ("due within a year") reads only as a concept with that maturity, and
+one that says the company owns, is owed or owes the amount only as a balance of that side
+(``fingap.answers.labels.balance_side``: the embedder hardly reads who owes whom).
 
 The line-item resolver (``fingap.answers.resolver``) takes this reading only for a phrase that
 no printed label on the candidate pages matches by its words; the meaning gate scores a row
@@ -28,7 +30,7 @@ import numpy as np
 import yaml
 
 from .label_match import LabelMatcher
-from .labels import Vocabulary, horizon
+from .labels import Vocabulary, balance_side, horizon
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,7 @@ class Glossary:
         # each concept's maturity, as its first term says ("total current liabilities": short)
         self.horizons = {name: horizon(c.terms[0] if c.terms else name.replace("_", " "))
                          for name, c in vocab.concepts.items()}
+        self.sides = {name: c.side for name, c in vocab.concepts.items()}
 
     def scores(self, phrase: str) -> dict[str, float]:
         """{concept: best cosine of the phrase against its meanings and terms}."""
@@ -105,15 +108,19 @@ class Glossary:
         """The phrase's best cosine against one concept's meanings and terms (0 for none)."""
         return self.scores(phrase).get(concept, 0.0) if phrase.strip() else 0.0
 
-    def read(self, phrase: str) -> tuple[str, float] | None:
+    def read(self, phrase: str, side: str | None = None) -> tuple[str, float] | None:
         """(concept, score) the phrase describes, or None when no concept reaches the
-        threshold or two are too close to tell apart."""
+        threshold or two are too close to tell apart. ``side``: the balance-sheet side the
+        operand's whole phrase gives (``balance_side``), for a phrase stripped of the words
+        that say it ("owed to the company" -> "owed"); else the phrase's own."""
         if not phrase.strip():
             return None
-        # "liabilities due within a year" can only be a line item due within a year
-        asked = horizon(phrase)
+        # "liabilities due within a year" can only be a line item due within a year, and
+        # "what it owes its vendors" only a liability
+        asked, owing = horizon(phrase), side or balance_side(phrase)
         ranked = sorted(((c, s) for c, s in self.scores(phrase).items()
-                         if asked is None or self.horizons[c] == asked), key=lambda kv: -kv[1])
+                         if (asked is None or self.horizons[c] == asked)
+                         and (owing is None or self.sides[c] == owing)), key=lambda kv: -kv[1])
         if not ranked or ranked[0][1] < self.params.threshold:
             return None
         second = ranked[1][1] if len(ranked) > 1 else -np.inf

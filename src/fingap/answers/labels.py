@@ -39,6 +39,9 @@ class Concept:
     # the cash flow that buying the balance is (``spent_as``: PP&E bought is capital
     # expenditure): "money spent on plant and equipment" asks for that flow, not the balance
     spent_as: str | None = None
+    # the side of the balance sheet a balance stands on (asset, liability, equity); None for
+    # flows and per-share amounts
+    side: str | None = None
 
 
 def normalise_label(label: str) -> str:
@@ -76,6 +79,29 @@ def horizon(text: str) -> str | None:
     """"short" (due within a year), "long" (after it) or None, as a phrase or label says."""
     text = _NETTED.sub("", normalise_phrase(text))
     return "short" if _SHORT.search(text) else "long" if _LONG.search(text) else None
+
+
+# Who owes whom. A sentence embedder hardly reads direction: "what it owes its vendors" and
+# "what customers owe it" score alike against receivables and payables, and "owned" against
+# "owed". The words do: an amount owed *to* the company (its customers owe it, owed by others,
+# due from others) or one it owns or holds is an asset; one the company owes, or an obligation,
+# is a liability.
+_OWED_TO_IT = re.compile(
+    r"\bowe[sd]?\s+(?:to\s+)?(?:it|us|the\s+(?:company|firm|business|group))\b"
+    r"|\bowed\s+by\b|\bdue\s+from\b"
+    r"|\b(?:customers?|clients?|buyers?|debtors?|purchasers?|shoppers?|members?)\s+"
+    r"(?:[a-z]+\s+){0,3}?owe[sd]?\b")
+_OWNED = re.compile(r"\b(?:owns|owned|holds|possess(?:es|ed)?)\b")
+_OWED = re.compile(r"\bowe[sd]?\b|\bowing\b|\bobligations?\b")
+
+
+def balance_side(text: str) -> str | None:
+    """"asset" or "liability" when a phrase says the company owns (or is owed) the amount, or
+    owes it; None when it says neither."""
+    norm = normalise_phrase(text)
+    if _OWED_TO_IT.search(norm) or _OWNED.search(norm):
+        return "asset"
+    return "liability" if _OWED.search(norm) else None
 
 
 # a row of amounts per share ("Cash dividends declared per common share", "Net income per
@@ -173,5 +199,5 @@ def _load(path: str | None) -> Vocabulary:
             name=name, statement=spec.get("statement", "table"),
             patterns=tuple(re.compile(p) for p in spec.get("labels", [])),
             terms=tuple(spec.get("terms", [])), magnitude=bool(spec.get("magnitude", False)),
-            spent_as=spec.get("spent_as"))
+            spent_as=spec.get("spent_as"), side=spec.get("side"))
     return Vocabulary(concepts)

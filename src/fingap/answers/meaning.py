@@ -90,7 +90,7 @@ from .gate import (
 )
 from .glossary import Glossary, GlossParams, load_meanings
 from .label_match import LabelMatcher
-from .labels import Vocabulary, horizon, normalise_label, normalise_phrase
+from .labels import Vocabulary, balance_side, horizon, normalise_label, normalise_phrase
 from .periods import strip_period_phrases
 from .question import (
     AVERAGED,
@@ -836,8 +836,9 @@ class MeaningGate:
                             if f["label_norm"] == cited and f["concept"]), None)
         if row_concept is None:
             return None
-        read = self.glossary.read(gloss_phrase(self.own_words(self.phrases(concept, pq)[0],
-                                                              inp)))
+        phrase = self.phrases(concept, pq)[0]
+        read = self.glossary.read(gloss_phrase(self.own_words(phrase, inp)),
+                                  side=balance_side(phrase))
         return read[1] if read and read[0] == row_concept else None
 
     def prints_horizon(self, phrase: str, inp: dict) -> bool:
@@ -982,9 +983,11 @@ class MeaningGate:
             elif (inp.get("statement") == "balance_sheet" or
                   _stock(concept, self.vocab, inp.get("statement") or "")) and \
                     (_FLOW_WORDS.search(self.own_words(self.phrases(concept, pq)[0], inp)) or
-                     _CASH_GENERATED.search(self.own_words(self.phrases(concept, pq)[0], inp))):
+                     _CASH_GENERATED.search(self.own_words(self.phrases(concept, pq)[0], inp))) \
+                    and balance_side(self.phrases(concept, pq)[0]) is None:
                 # "cash spent buying plant and equipment", "the cash its operations generated"
-                # are flows of the period, never a balance read at an instant
+                # are flows of the period, never a balance read at an instant; what it owes for
+                # goods bought on credit is a balance
                 checks.reasons.append(f"{inp['name']}: the question asks for money spent, paid "
                                       f"or generated, {inp['label']!r} is a balance")
             elif asked_words.get(concept) and horizon_reason(asked_words[concept], inp["label"]) \

@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .labels import normalise_phrase
+from .labels import balance_side, normalise_phrase
 
 # function words, and words that say how a question asks rather than which line item
 _STOP = {"the", "a", "an", "of", "and", "or", "for", "in", "on", "at", "to", "from", "its",
@@ -80,7 +80,8 @@ MAX_LABELS_READ = 300
 # (phrase, labels) -> one cosine per label
 Similarity = Callable[[str, list[str]], Sequence[float]]
 # phrase -> (concept, score) it describes, or None (``fingap.answers.glossary.Glossary.read``)
-GlossReader = Callable[[str], "tuple[str, float] | None"]
+# (``side``: the balance-sheet side the operand's whole phrase gives, ``balance_side``)
+GlossReader = Callable[..., "tuple[str, float] | None"]
 
 
 # words that relate two line items or change one ("assets exceed liabilities", "debt including
@@ -170,7 +171,7 @@ def resolve_rows(phrase: str, concept: str | None, facts: list[dict],
         # a phrase that names a line item in other words ("short-term assets") shares a word
         # or two with another printed label ("Short-term debt"): a reading of the phrase as
         # sure as the gate's label check picks that line item's rows before a partial overlap
-        read = label_gloss(gloss_phrase(phrase, skip_words))
+        read = label_gloss(gloss_phrase(phrase, skip_words), side=balance_side(phrase))
         own = _glossed(facts, *read, overlap) if read else []
         if own and max(overlap.values(), default=0.0) < 1.0:
             return own
@@ -200,7 +201,7 @@ def resolve_rows(phrase: str, concept: str | None, facts: list[dict],
                 for f in facts if f["label_norm"] in read_as]
     if best <= 0.0:
         # the glossary is the vocabulary's knowledge too: off with the prior
-        read = gloss(gloss_phrase(phrase, skip_words)) \
+        read = gloss(gloss_phrase(phrase, skip_words), side=balance_side(phrase)) \
             if gloss and concept is None and params.vocabulary_prior else None
         if read is None:
             return []
