@@ -100,6 +100,26 @@ def test_the_resolver_reads_a_described_line_item_only_when_no_label_matches_its
     assert resolve_rows("inventory", "inventory", facts, gloss=read) == []
 
 
+def test_the_resolver_reads_the_words_as_written_when_the_bare_phrase_says_too_little():
+    facts = [{"label_norm": "total assets", "concept": "total_assets", "page": 3},
+             {"label_norm": "total liabilities", "concept": "total_liabilities", "page": 3}]
+    seen = []
+
+    def read(phrase, side=None):
+        seen.append((phrase, side))
+        return ("total_assets", 0.7) if phrase == "everything the company owned" else None
+
+    out = resolve_rows("everything company owned", None, facts, gloss=read,
+                       described="everything the ACME company owned", skip_words={"acme"})
+    assert [f["label_norm"] for f in out] == ["total assets"]
+    assert seen == [("everything owned", "asset"), ("everything the company owned", "asset")]
+    # a phrase that relates two line items is read as nothing, as written or not
+    seen.clear()
+    assert resolve_rows("owned exceeded owed", None, facts, gloss=read,
+                        described="what it owned exceeded what it owed") == []
+    assert [p for p, _ in seen] == [""]   # gloss_phrase's "" (relating); never the words
+
+
 def test_gloss_phrase_keeps_only_describing_words():
     assert gloss_phrase("the combined value of everything ACME owned in 2022", {"acme"}) == \
         "combined everything owned"

@@ -592,3 +592,17 @@ def test_a_stated_maturity_reads_the_line_item_of_that_maturity():
     assert "total_current_assets__fy2022" in out.expression
     assert "total_assets__fy" not in out.expression
     assert ("total_current_assets", 2022) in out.inputs
+
+
+def test_a_line_item_known_by_its_words_keeps_them_as_written():
+    # the label phrase drops function words; the words as written keep them, from the name's
+    # first word to its last, without the statement's name or the company's
+    pq = parse_question("What was the combined value of everything ACME owned, as reported on "
+                        "its balance sheet at the end of FY2022, in USD millions?",
+                        company_words=frozenset({"acme"}))
+    assert pq.labels == {"row_combined_everything_owned": "combined everything owned"}
+    assert pq.described == {"row_combined_everything_owned": "combined value of everything owned"}
+    # the tail of a metric's words is no operand as written
+    pq = parse_question("What was the growth in ACME's widget licensing fees from FY2021 to "
+                        "FY2022?")
+    assert pq.labels and pq.described == {}

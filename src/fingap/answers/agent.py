@@ -313,7 +313,8 @@ class Agent:
         return resolve_rows(phrase, None if concept in pq.labels else concept, facts,
                             self.resolver, skip, self._similarity,
                             glossary.read if glossary else None,
-                            self._sure_reading if glossary else None, self._statement(concept))
+                            self._sure_reading if glossary else None, self._statement(concept),
+                            pq.described.get(concept, ""))
 
     def _sure_reading(self, phrase: str, side: str | None = None) -> tuple[str, float] | None:
         """The resolver's glossary reading of a phrase (``gloss_phrase`` applied) when it is as

@@ -87,7 +87,7 @@ def horizon(text: str) -> str | None:
 # due from others) or one it owns or holds is an asset; one the company owes, or an obligation,
 # is a liability.
 _OWED_TO_IT = re.compile(
-    r"\bowe[sd]?\s+(?:to\s+)?(?:it|us|the\s+(?:company|firm|business|group))\b"
+    r"\bowe[sd]?\s+(?:to\s+)?(?:it|us|(?:the\s+)?(?:company|firm|business|group))\b"
     r"|\bowed\s+by\b|\bdue\s+from\b"
     r"|\b(?:customers?|clients?|buyers?|debtors?|purchasers?|shoppers?|members?)\s+"
     r"(?:[a-z]+\s+){0,3}?owe[sd]?\b")

@@ -99,7 +99,7 @@ from .question import (
     asked_phrase,
     definitions,
 )
-from .resolver import content_stems, gloss_phrase, stem, taxes_side_conflict
+from .resolver import content_stems, gloss_phrase, stem, taxes_side_conflict, written_words
 
 _PERIOD_WORDS = set(
     "fy fiscal calendar year years yearly annual annually annualize annualized annualise "
@@ -836,9 +836,12 @@ class MeaningGate:
                             if f["label_norm"] == cited and f["concept"]), None)
         if row_concept is None:
             return None
-        phrase = self.phrases(concept, pq)[0]
-        read = self.glossary.read(gloss_phrase(self.own_words(phrase, inp)),
-                                  side=balance_side(phrase))
+        phrase, written = self.phrases(concept, pq)[0], pq.described.get(concept, "")
+        side = balance_side(written or phrase)
+        # as the resolver reads it: the describing words, else the words as written
+        written = written_words(self.own_words(written, inp)) if written else ""
+        read = self.glossary.read(gloss_phrase(self.own_words(phrase, inp)), side=side) or (
+            self.glossary.read(written, side=side) if written else None)
         return read[1] if read and read[0] == row_concept else None
 
     def prints_horizon(self, phrase: str, inp: dict) -> bool:

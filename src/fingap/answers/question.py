@@ -118,6 +118,10 @@ class ParsedQuestion:
     # period ends the question dates ("as of December 31, 2022" -> "2022-12-31"), matched
     # against the end date the fact store reads from each column's header
     dates: list[str] = field(default_factory=list)
+    # inputs named by a printed label: name -> the question's own words for it, function words
+    # kept ("everything the company owned"; ``labels`` holds "everything owned"): a sentence
+    # embedder reads a described line item better as it was written
+    described: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return {k: v for k, v in self.__dict__.items()}
@@ -421,6 +425,8 @@ class _Context:
     # a line item the vocabulary does not know is looked up by its printed label ("cost of
     # services", by the resolver); the names found go into ``labels`` (name -> label phrase)
     labels: dict[str, str] = field(default_factory=dict)
+    # ... and their words as written, function words kept (``ParsedQuestion.described``)
+    described: dict[str, str] = field(default_factory=dict)
     # concept -> the words the question names it with ("net income attributable to Foo plc"):
     # the agent prefers the printed row those words describe best
     phrases: dict[str, str] = field(default_factory=dict)
@@ -507,7 +513,7 @@ def _operand(phrase: str, ctx: _Context) -> tuple[str, str]:
         if metric.name in ("growth", "cagr"):
             after = [c for a, _, c in terms if a >= lib[2]] or [c for _, _, c in terms]
             # the growth of a line item the vocabulary does not know: its printed label
-            x = after[0] if after else _label_input(norm[lib[2]:], ctx, phrase)
+            x = after[0] if after else _label_input(norm[lib[2]:], ctx, phrase, whole=False)
         # "growth from 2016 to 2018" compares the two years named, not 2018 with 2017
         return f"({expand(metric.expr, year, x, prev_year=ctx.earlier(year))})", metric.unit
     if not terms:
@@ -583,9 +589,11 @@ _NOT_NAME_WORDS = {"jan", "january", "feb", "february", "mar", "march", "apr", "
 _MAX_LABEL_WORDS = 8
 
 
-def _label_input(norm: str, ctx: _Context, phrase: str) -> str:
+def _label_input(norm: str, ctx: _Context, phrase: str, whole: bool = True) -> str:
     """The input name of a line item known only by its words, resolved against the printed
-    labels by the agent (``fingap.answers.resolver``); its phrase goes into ``ctx.labels``."""
+    labels by the agent (``fingap.answers.resolver``); its phrase goes into ``ctx.labels``,
+    and, when ``phrase`` is the operand itself (``whole``; not the tail of a metric's words),
+    its words as written into ``ctx.described``."""
     def name_words(text: str) -> list[str]:
         return [w for w in _PERIOD_PHRASE.sub(" ", text).split()
                 if w not in _STOP and w not in _NOT_NAME_WORDS and w not in ctx.company_words
@@ -599,6 +607,17 @@ def _label_input(norm: str, ctx: _Context, phrase: str) -> str:
         raise CalcError(f"no line item recognised in {phrase.strip()!r}")
     name = LABEL_PREFIX + "_".join(re.sub(r"[^a-z]", "", w) or "x" for w in words)
     ctx.labels[name] = " ".join(words)
+    if whole:
+        # the words as written from the first word of the name to its last ("the average of
+        # everything the company owned at ..." -> "everything the company owned")
+        written = [w for w in _PERIOD_PHRASE.sub(" ", normalise_phrase(
+            _strip_statement_names(_FY.sub(" ", phrase)))).split()
+                   if w not in ctx.company_words and not re.search(r"\d", w)]
+        first = written.index(words[0]) if words[0] in written else None
+        last = len(written) - 1 - written[::-1].index(words[-1]) \
+            if words[-1] in written else None
+        ctx.described[name] = " ".join(written[first:last + 1]) \
+            if first is not None and last is not None and first <= last else " ".join(words)
     return name
 
 
@@ -884,6 +903,7 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
         if first and _library_match(" ".join(clauses[:first]), library):
             main_def = ", ".join(clauses[first:])
     labels: dict[str, str] = {}
+    described: dict[str, str] = {}
     phrases: dict[str, str] = {}
     stripped = re.sub(r"\([^()]*\)", " ", _ALTERNATE.sub("", text))
     m_asked = _ASKED.search(stripped)
@@ -896,7 +916,8 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
         changed = (_CHANGED.search(asked_core) is not None and len(change_years) >= 2
                    and not (asked_metric and asked_metric[0].name in ("growth", "cagr")))
         for y in ([change_years[0], change_years[-1]] if changed else span or [target]):
-            ctx = _Context(y, vocab, library, defs, labels=labels, phrases=phrases,
+            ctx = _Context(y, vocab, library, defs, labels=labels, described=described,
+                           phrases=phrases,
                            company_words=company_words,
                            base_year=None if span or changed or len(set(years)) < 2
                            else min(years))
@@ -960,7 +981,8 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
                           {n: p for n, p in labels.items() if any(c == n for c, _ in inputs)},
                           fiscal_of, {c: p for c, p in (_term_phrases(text, vocab) | phrases)
                                       .items() if any(c == n for n, _ in inputs)},
-                          dates_named(text))
+                          dates_named(text),
+                          {n: p for n, p in described.items() if any(c == n for c, _ in inputs)})
 
 
 # how a question frames itself before it asks ("As an analyst working from its balance sheet,",

@@ -129,6 +129,15 @@ def gloss_phrase(phrase: str, skip_words: set[str] = frozenset()) -> str:
                     and not _DIGITS.search(w))
 
 
+def written_words(text: str, skip_words: set[str] = frozenset()) -> str:
+    """An operand's words as the question wrote them, normalised, without the skip words (the
+    company's name); "" for a phrase that relates two line items or changes one, as for
+    ``gloss_phrase``."""
+    if not text or _RELATING.search(normalise_phrase(text)):
+        return ""
+    return " ".join(w for w in normalise_phrase(text).split() if w not in skip_words)
+
+
 # a maturity's words say which line item ("due within a year"): kept for the glossary
 _HORIZON = {"year", "years"}
 
@@ -139,7 +148,7 @@ def resolve_rows(phrase: str, concept: str | None, facts: list[dict],
                  similarity: Similarity | None = None,
                  gloss: GlossReader | None = None,
                  label_gloss: GlossReader | None = None,
-                 home: str | None = None) -> list[dict]:
+                 home: str | None = None, described: str = "") -> list[dict]:
     """The candidate facts for an operand, each with ``resolver_overlap`` (and
     ``resolver_prior``). With the prior on and rows the vocabulary reads as ``concept``: all of
     those (the agent orders them by period and statement, the question's words breaking ties).
@@ -147,8 +156,11 @@ def resolve_rows(phrase: str, concept: str | None, facts: list[dict],
     reaches ``min_overlap``; else, with ``gloss``, the facts the vocabulary reads as the concept
     the phrase describes (``resolver_gloss``). For a concept no row is read as, and no label
     shares the phrase's words, ``label_gloss`` reads the printed labels themselves (those on
-    the concept's ``home`` statement, when given): the rows it reads as the concept. [] when
-    nothing qualifies."""
+    the concept's ``home`` statement, when given): the rows it reads as the concept.
+    ``described``: the operand's words as the question wrote them, function words kept
+    ("everything the company owned"), which the glossary reads when the bare phrase says too
+    little; its side of the balance sheet is the phrase's. [] when nothing qualifies."""
+    owing = balance_side(described or phrase)
     want = content_stems(normalise_phrase(phrase), skip_words)
     # a row on the other side of income taxes from the phrase is never its line item
     if side := tax_side(phrase):
@@ -171,7 +183,9 @@ def resolve_rows(phrase: str, concept: str | None, facts: list[dict],
         # a phrase that names a line item in other words ("short-term assets") shares a word
         # or two with another printed label ("Short-term debt"): a reading of the phrase as
         # sure as the gate's label check picks that line item's rows before a partial overlap
-        read = label_gloss(gloss_phrase(phrase, skip_words), side=balance_side(phrase))
+        read = label_gloss(gloss_phrase(phrase, skip_words), side=owing) or (
+            label_gloss(written_words(described, skip_words), side=owing)
+            if written_words(described, skip_words) else None)
         own = _glossed(facts, *read, overlap) if read else []
         if own and max(overlap.values(), default=0.0) < 1.0:
             return own
@@ -201,8 +215,13 @@ def resolve_rows(phrase: str, concept: str | None, facts: list[dict],
                 for f in facts if f["label_norm"] in read_as]
     if best <= 0.0:
         # the glossary is the vocabulary's knowledge too: off with the prior
-        read = gloss(gloss_phrase(phrase, skip_words), side=balance_side(phrase)) \
-            if gloss and concept is None and params.vocabulary_prior else None
+        read = None
+        if gloss and concept is None and params.vocabulary_prior:
+            # the words that describe first; else the phrase as written: a sentence embedder
+            # reads "everything the company owned" better than "everything owned"
+            read = gloss(gloss_phrase(phrase, skip_words), side=owing) or (
+                gloss(written_words(described, skip_words), side=owing)
+                if written_words(described, skip_words) else None)
         if read is None:
             return []
         return _glossed(facts, *read, overlap)
