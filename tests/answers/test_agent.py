@@ -228,3 +228,14 @@ def test_a_line_item_known_by_its_words_is_an_outflow_where_its_row_prints_one(s
     assert not agent._read_as_magnitude(row | {"label": "Interest (income) expense, net"})
     assert not agent._read_as_magnitude(row | {"wanted": "row_interest_earned",
                                                "label": "Interest income"})
+
+
+def test_a_figure_its_instruction_spells_out_as_a_division_is_answered(statement_store):
+    store, texts = statement_store
+    rec = Agent(store, texts).answer(
+        "q", "What return did ACME earn on its business in FY2022? Take the net income for "
+        "the year and divide it by the net sales of the year. Express as a percentage rounded "
+        "to two decimal places.", [(DOC, 2)])
+    assert [s["step"] for s in rec.steps][:2] == ["restate", "plan"], rec.steps
+    assert rec.formula == "(net_income__fy2022 / revenue__fy2022) * 100"
+    assert rec.value == 16.37 and rec.verified, rec.reason

@@ -39,3 +39,17 @@ def test_statements_dates_and_shape_words_are_never_read_as_line_items():
     q = ("How many times did Foo turn over its stock of goods in 2021? Divide cost of goods "
          "sold by average inventory.")
     assert [r.words for r in _name(q)[1]] == ["stock of goods"]
+
+
+def test_the_holders_after_attributable_to_are_never_read_as_a_line_item():
+    read = {"own shareholders": ("total_equity", 0.79)}
+    q = ("What return did Foo earn, measured as the profit attributable to Foo's own "
+         "shareholders divided by the average of the asset totals?")
+    text, done = name_described_items(q, asked_phrase(q) or q, read.get, Vocabulary.load(),
+                                      load_library(), frozenset({"foo", "foos"}))
+    assert done == [] and text == q
+    # the same words elsewhere are read as before
+    q2 = "What was the value of Foo's own shareholders in 2022?"
+    _, done2 = name_described_items(q2, asked_phrase(q2) or q2, read.get, Vocabulary.load(),
+                                    load_library(), frozenset({"foo", "foos"}))
+    assert [r.words for r in done2] == ["own shareholders"]

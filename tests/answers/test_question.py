@@ -4,6 +4,7 @@ from fingap.answers.calculator import evaluate
 from fingap.answers.labels import Vocabulary, horizon
 from fingap.answers.question import (
     date_the_periods,
+    division_as_question,
     fiscal_years,
     parse_definition,
     parse_question,
@@ -606,3 +607,40 @@ def test_a_line_item_known_by_its_words_keeps_them_as_written():
     pq = parse_question("What was the growth in ACME's widget licensing fees from FY2021 to "
                         "FY2022?")
     assert pq.labels and pq.described == {}
+
+
+def test_an_average_of_a_line_item_known_by_its_words_is_averaged():
+    pq = parse_question("What was ACME's net income divided by the average of its widget "
+                        "holdings at December 31, 2021 and December 31, 2022?")
+    assert pq.expression == ("net_income__fy2022 / ((row_widget_holdings__fy2021 + "
+                             "row_widget_holdings__fy2022) / 2)"), pq.expression
+
+
+def test_the_start_of_a_year_is_a_period_not_part_of_a_name():
+    pq = parse_question("What was ACME's net income divided by the average of the company's "
+                        "widget base at the start of the year (December 31, 2021) and at the "
+                        "end (December 31, 2022)?")
+    assert set(pq.labels.values()) == {"widget base"}, pq.labels
+    # a maturity keeps its year
+    pq = parse_question("What were ACME's widget obligations due within a year at the end of "
+                        "FY2022?")
+    assert "year" in " ".join(pq.labels.values())
+
+
+def test_an_instruction_that_divides_is_asked_as_a_division():
+    q = ("What return did ACME earn on its assets in 2022? Take the profit for the year and "
+         "divide it by the average of its asset totals at December 31, 2021 and December 31, "
+         "2022, using mainly the balance sheet. Express as a percentage.")
+    restated = division_as_question(q)
+    assert restated.startswith("What is the profit for the year divided by the average of its "
+                               "asset totals at December 31, 2021 and December 31, 2022? What "
+                               "return did ACME earn"), restated
+    assert "using mainly" not in restated and restated.endswith("Express as a percentage.")
+    # "double" annualizes a half year's figure; "Use A divided by B" and "Divide A by B" too
+    assert "the profit times 2 divided by equity?" in division_as_question(
+        "What was it? Double the profit and divide it by equity.")
+    assert division_as_question("What was it? Use net income divided by equity.").startswith(
+        "What is net income divided by equity?")
+    assert division_as_question("What was it? Divide net income by equity.").startswith(
+        "What is net income divided by equity?")
+    assert division_as_question("What was ACME's net income in 2022?") is None

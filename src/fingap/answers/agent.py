@@ -47,6 +47,7 @@ from .question import (
     NOT_FIGURE_REASONS,
     ParsedQuestion,
     asked_phrase,
+    division_as_question,
     instruction_as_question,
     parse_question,
     times_covered_as_ratio,
@@ -216,6 +217,14 @@ class Agent:
         if not pq.figure and pq.reason.startswith(_UNBUILT) and self.resolver_glossary:
             # a line item described in the question's own words stopped the parser
             question, pq = self._name_described(question, pq, doc_type, spelt, steps)
+        if not pq.figure and pq.reason.startswith(_UNBUILT) and \
+                (restated := division_as_question(question)):
+            # a figure the parser cannot build that the instruction spells out as a division
+            # ("what return did it earn on its assets? Take the profit and divide it by ...")
+            again = parse_question(restated, self.vocab, doc_type, spelt)
+            if again.figure:
+                steps.append({"step": "restate", "question": restated})
+                question, pq = restated, again
         if pq.figure:
             pq = with_stated_maturity(pq, self.vocab)
         steps.append({"step": "plan", "figure": pq.figure, "reason": pq.reason,

@@ -34,6 +34,10 @@ _SHAPE = re.compile(r"\b(?:turnover|margin|ratio|rate|days?|growth|percent|perce
                     r"[0-9][0-9a-z]*|fy[0-9]*|q[1-4]|h[12])\b")
 # a maturity's words ("within the year") end a description only as a whole maturity
 _MATURITY_END = {"year", "months", "within", "due", "after", "twelve"}
+# whose share a line item is ("profit attributable to its own shareholders"): the words after
+# these name the holders, never a line item
+_HOLDER_BEFORE = {("attributable", "to"), ("belonging", "to"), ("belongs", "to"),
+                  ("available", "to"), ("allocable", "to")}
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\u2019&\-]*")
 MAX_SPAN = 6
 
@@ -72,7 +76,8 @@ def name_described_items(question: str, asked: str,
                     (words[-1] in _MATURITY_END and horizon(" ".join(words)) is None) or \
                     any(a < y and x < b for x, y in taken) or \
                     any(i <= k < i + size for k in known) or \
-                    any(w in skip_words or _SHAPE.fullmatch(w) for w in words):
+                    any(w in skip_words or _SHAPE.fullmatch(w) for w in words) or \
+                    _after_holder_words([w for _, _, w in tokens[:i]], skip_words):
                 continue
             got = read(" ".join(words))
             if got is None or not vocab.concepts.get(got[0]) or \
@@ -89,6 +94,14 @@ def name_described_items(question: str, asked: str,
     for a, b, r in sorted(out, key=lambda x: -x[0]):
         text = text[:a] + r.term.lower() + text[b:]
     return text, [r for _, _, r in sorted(out, key=lambda x: x[0])]
+
+
+def _after_holder_words(before: list[str], skip_words: frozenset[str]) -> bool:
+    """Whether the words before a span end with "attributable to" (or "belonging to", ...),
+    the company's name and possessives in between skipped: the span names whose share it is."""
+    words = [w for w in before if w not in skip_words and w not in ("its", "the", "their")
+             and not w.endswith(("'", "\u2019", "s'"))]
+    return tuple(words[-2:]) in _HOLDER_BEFORE
 
 
 def _known_tokens(words: list[str], vocab: Vocabulary, library: dict[str, Metric]) -> set[int]:

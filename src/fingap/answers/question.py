@@ -272,6 +272,40 @@ _RATIO_WORDS = re.compile(r"%|percent|margin|\bratios?\b|\brate\b|cagr|turnover|
 _DEPTH = 4
 
 
+# an instruction sentence that divides, which defines what is asked ("Take the profit ... and
+# divide it by the average of ...", "Use A divided by B", "Divide A by B"; "Double A and
+# divide it by B" annualizes a half year's A)
+_DIVIDE_INSTRUCTION = [
+    re.compile(r"(?:^|[.?!]\s+)(?P<verb>take|use|double)\s+(?P<a>[^.?;]+?),?\s+(?:and\s+|then\s+)+"
+               r"divide\s+(?:it|that|this|the\s+result)\s+by\s+(?P<b>[^.?;]+)", re.I),
+    re.compile(r"(?:^|[.?!]\s+)(?P<verb>use|take)\s+(?P<a>[^.?;]+?)\s+divided\s+by\s+"
+               r"(?P<b>[^.?;]+)", re.I),
+    re.compile(r"(?:^|[.?!]\s+)(?P<verb>divide)\s+(?P<a>[^.?;]+?)\s+by\s+(?P<b>[^.?;]+)", re.I),
+]
+
+
+# how the instruction goes on after its division: where to read, how to round or report
+_INSTRUCTION_TAIL = re.compile(r",?\s+(?:and\s+)?(?:using|relying|drawing|based|working|going|"
+                               r"round(?:ed|ing)?|answer(?:ing)?|express(?:ing)?|give|giving|"
+                               r"report(?:ing)?|stat(?:e|ing)|show(?:ing)?)\b.*$", re.I | re.S)
+
+
+def division_as_question(text: str) -> str | None:
+    """The question with the division its instruction spells out asked first ("What return
+    did ACME earn on its assets? Take the profit ... and divide it by the average of ..." ->
+    "What is the profit ... divided by the average of ...? What return did ..."), for a
+    question whose own words name a figure the parser cannot build; None without such an
+    instruction."""
+    for pattern in _DIVIDE_INSTRUCTION:
+        m = pattern.search(text)
+        if m:
+            a = f"{m['a'].strip()} times 2" if m["verb"].lower() == "double" else m["a"].strip()
+            b = _INSTRUCTION_TAIL.sub("", m["b"]).strip()
+            rest = (text[:m.start()] + text[m.end():]).strip()
+            return f"What is {a} divided by {b}? {rest}"
+    return None
+
+
 def definitions(text: str) -> dict[str, str]:
     """The question's own definitions: normalised name -> right-hand side, first one first."""
     out: dict[str, str] = {}
@@ -517,8 +551,11 @@ def _operand(phrase: str, ctx: _Context) -> tuple[str, str]:
         # "growth from 2016 to 2018" compares the two years named, not 2018 with 2017
         return f"({expand(metric.expr, year, x, prev_year=ctx.earlier(year))})", metric.unit
     if not terms:
-        # no term: the phrase is matched against the printed labels as it is
-        return input_name(_label_input(norm, ctx, phrase), year), "usd"
+        # no term: the phrase is matched against the printed labels as it is; "the average of
+        # everything it owned at <two dates>" averages it as a vocabulary line item would be
+        name = _label_input(norm, ctx, phrase)
+        return (_averaged(name, years, year), "usd") if averaged else \
+            (input_name(name, year), "usd")
     longest = max(terms, key=lambda t: t[1] - t[0])
     # "cash its operations generated": a term whose words the phrase holds apart and in another
     # order, covering more of it than the term found as one run ("cash")
@@ -532,9 +569,15 @@ def _operand(phrase: str, ctx: _Context) -> tuple[str, str]:
     ctx.phrases.setdefault(concept, " ".join(_PERIOD_PHRASE.sub(" ", norm).split()) or norm)
     unit = "usd_per_share" if concept == "eps_diluted" else "usd"
     if averaged:
-        ys = years if len(years) >= 2 else [year - 1, year]
-        return "((" + " + ".join(input_name(concept, y) for y in ys) + f") / {len(ys)})", unit
+        return _averaged(concept, years, year), unit
     return input_name(concept, year), unit
+
+
+def _averaged(name: str, years: list[int], year: int) -> str:
+    """The mean of an input over the years its phrase names, else over ``year`` and the one
+    before it."""
+    ys = years if len(years) >= 2 else [year - 1, year]
+    return "((" + " + ".join(input_name(name, y) for y in ys) + f") / {len(ys)})"
 
 
 def _scattered_term(norm: str, vocab: Vocabulary, covered: int) -> str | None:
@@ -579,6 +622,7 @@ _PERIOD_PHRASE = re.compile(
 _NOT_NAME_WORDS = {"jan", "january", "feb", "february", "mar", "march", "apr", "april", "may",
                    "jun", "june", "jul", "july", "aug", "august", "sep", "sept", "september",
                    "oct", "october", "nov", "november", "dec", "december", "end", "close", "as",
+                   "start", "beginning", "opening", "closing",
                    "x", "usd", "dollars", "thousands", "millions", "billions", "mn", "bn", "dp",
                    "decimal", "decimals", "places", "percent", "rounded", "per"}
 
@@ -594,9 +638,14 @@ def _label_input(norm: str, ctx: _Context, phrase: str, whole: bool = True) -> s
     labels by the agent (``fingap.answers.resolver``); its phrase goes into ``ctx.labels``,
     and, when ``phrase`` is the operand itself (``whole``; not the tail of a metric's words),
     its words as written into ``ctx.described``."""
+    # "year" names a period ("at the start of the year"), unless it gives a maturity ("due
+    # within a year"); a possessive of "company" is no word of a name either
+    period_words = {"year", "years"} if horizon(norm) is None else set()
+
     def name_words(text: str) -> list[str]:
         return [w for w in _PERIOD_PHRASE.sub(" ", text).split()
                 if w not in _STOP and w not in _NOT_NAME_WORDS and w not in ctx.company_words
+                and w not in period_words and w not in ("companys", "firms")
                 and not re.search(r"\d", w)]
 
     words = name_words(norm)
