@@ -175,6 +175,24 @@ def test_amount_columns_beside_percent_to_sales_cells(tmp_path):
     assert _by(pt, "Cost of products sold") == {(2022, None): 7765, (2021, None): 7955}
 
 
+def test_amount_columns_beside_percent_to_sales_cells_and_a_change_column(tmp_path):
+    # the same layout with a "Percent Increase (Decrease)" head, read as a change column: the
+    # amounts are kept, the change cell gives no fact, and a row with no change cell is read
+    xs = (300, 350, 420, 470, 545)
+    texts = [(50, 60, "Condensed Consolidated Statement of Earnings"), (50, 72, "(in millions)"),
+             (282, 80, "2022"), (402, 80, "2021"), (505, 80, "Percent"),
+             (322, 90, "Percent"), (442, 90, "Percent"), (505, 90, "Increase"),
+             (268, 100, "Amount"), (322, 100, "to Sales"), (388, 100, "Amount"),
+             (442, 100, "to Sales"), (505, 100, "(Decrease)")]
+    rows = (_row(114, "Sales to customers", ["23,706", "100.0", "24,804", "100.0", "(4.4)"], xs)
+            + _row(128, "Cost of products sold", ["7,765", "32.8", "7,955", "32.1", "(2.4)"], xs)
+            + _row(142, "Restructuring", ["75", "0.3", "80", "0.3"], xs[:4]))
+    right = {i for i, (x, _, _) in enumerate(texts + rows) if x in xs}
+    pt = _page(tmp_path, texts + rows, right)
+    assert _by(pt, "Cost of products sold") == {(2022, None): 7765, (2021, None): 7955}
+    assert _by(pt, "Restructuring") == {(2022, None): 75, (2021, None): 80}
+
+
 def _page_right(tmp_path, texts: list[tuple[float, float, str]], xs: tuple[float, ...]):
     """A page whose words at the value columns ``xs`` are drawn right-aligned there."""
     return _page(tmp_path, texts, {i for i, (x, _, _) in enumerate(texts) if x in xs})

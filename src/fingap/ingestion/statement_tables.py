@@ -304,8 +304,10 @@ def page_tables(doc: str, page: int, raw_words: list[tuple], text: str) -> PageT
         if len(values) > len(columns):
             # "Amount | % of sales" layouts: the percent cells are no period column
             values = [w for w in values if not (parse_value(w.text) or PCT_NONE).percent]
-        if len(values) > len(columns) and len(amount_x) == len(columns):
+        if len(values) > len(columns) and \
+                len(amount_x) == sum(not c.change for c in columns):
             # percent cells printed without "%" beside each amount: keep the amount columns
+            # (a change column beside them, "Percent Increase (Decrease)", gives no fact)
             near = [min(values, key=lambda w: abs(w.xc - x)) for x in amount_x]
             if len({id(w) for w in near}) == len(near) and \
                     all(abs(w.xc - x) < 40 for w, x in zip(near, amount_x, strict=True)):
