@@ -87,6 +87,14 @@ def test_an_operation_the_question_states_is_one_the_formula_takes():
     q3 = "Taking everything ACME owned and subtracting everything it owed, what was left?"
     assert arithmetic_reason(q3, "equity__fy2022", printed=lambda op: op is ast.Sub) is None
     assert "subtracts" in arithmetic_reason(q3, "equity__fy2022", printed=lambda op: False)
+    # a list of parts "taken together" adds them; "the combined value of X" names one item
+    q4 = ("What was ACME's acid-test ratio, i.e. its cash, short-term investments and "
+          "receivables, taken together and divided by its current liabilities?")
+    assert "adds" in arithmetic_reason(q4, "cash__fy2022 / tcl__fy2022")
+    assert arithmetic_reason(q4, "(cash__fy2022 + sti__fy2022 + ar__fy2022) / tcl__fy2022") \
+        is None
+    assert arithmetic_reason("What was the combined value of everything ACME owned?",
+                             "total_assets__fy2022") is None
 
 
 def test_an_annualized_figure_needs_a_formula_that_scales_the_period():

@@ -644,3 +644,13 @@ def test_an_instruction_that_divides_is_asked_as_a_division():
     assert division_as_question("What was it? Divide net income by equity.").startswith(
         "What is net income divided by equity?")
     assert division_as_question("What was ACME's net income in 2022?") is None
+
+
+def test_a_list_of_parts_taken_together_is_their_sum():
+    pq = parse_question("What was ACME's acid-test ratio in FY2022, i.e. its cash and cash "
+                        "equivalents, short-term investments and accounts receivable, taken "
+                        "together and divided by its current liabilities?")
+    vals = {"cash__fy2022": 2, "short_term_investments__fy2022": 3,
+            "accounts_receivable__fy2022": 5, "total_current_liabilities__fy2022": 4}
+    assert set(n for n, _ in pq.inputs) == {n.split("__")[0] for n in vals}, pq.expression
+    assert evaluate(pq.expression, vals) == pytest.approx(10 / 4)

@@ -230,8 +230,13 @@ def annualize_reason(question: str, pq: ParsedQuestion) -> str | None:
 # arithmetic stated in words; "less" and "over" are left out, since English uses them for
 # other things ("less than", "over the year")
 _STATED_OPERATIONS = {
+    # ... and a list of parts "taken together" ("cash, investments and receivables, taken
+    # together"), which the parser reads as their sum (``question.LISTED_TOGETHER``)
     ast.Add: ("adds", re.compile(r"\bplus\b|\badded\s+to\b|\bsum\b|\s\+\s|"
-                                 r"\badd(?:s|ing)?\b.{1,80}?\bto\b", re.I | re.S)),
+                                 r"\badd(?:s|ing)?\b.{1,80}?\bto\b|"
+                                 r",\s+[^,.?;:()]+?,?\s+and\s+[^,.?;:()]+?,?\s+(?:taken\s+"
+                                 r"together|added\s+(?:together|up)|combined|together|"
+                                 r"in\s+total)\b", re.I | re.S)),
     ast.Sub: ("subtracts", re.compile(r"\bminus\b|\bsubtract(?:s|ed|ing)?\b|"
                                       r"\bdeduct(?:s|ed|ing)?\b", re.I)),
     ast.Div: ("divides", re.compile(r"\bdivided\s+by\b|\bdivid(?:e|ing)\b.{1,80}?\bby\b|\s/\s",

@@ -753,11 +753,30 @@ _REMARK = re.compile(r"(?<=[A-Za-z0-9%])\s*\((?![^()]*(?:[/+*\u00d7\u00f7]|\s-\s
                      r"\bminus\b|\bless\b|divided\s+by))[^()]*\)")
 
 
+# a list of parts added up in words: "its cash, short-term investments and receivables, taken
+# together (and divided by ...)"
+LISTED_TOGETHER = re.compile(
+    r"(?P<items>[^,.?;:()]+(?:,\s+[^,.?;:()]+)+?,?\s+and\s+[^,.?;:()]+?),?\s+"
+    r"(?:taken\s+together|added\s+(?:together|up)|combined|together|in\s+total)\b"
+    r"(?:,?\s+and\b(?=\s+(?:then\s+)?(?:divided|multiplied|minus|less|plus)\b))?", re.I)
+
+
+def _listed_sum(m: re.Match) -> str:
+    """ "A, B and C, taken together" as "(A plus B plus C)": the last "and" of the list joins
+    its last two parts; an "and" inside a part ("cash and equivalents") stays."""
+    chunks = [c.strip() for c in re.split(r",\s+", m["items"])]
+    head, _, tail = chunks[-1].rpartition(" and ")
+    parts = [c for c in chunks[:-1] if c] + ([head, tail] if head else [tail])
+    parts = [re.sub(r"^and\s+", "", p) for p in parts]
+    return "(" + " plus ".join(parts) + ")"
+
+
 def _expression(text: str, ctx: _Context) -> tuple[str, str]:
     """An arithmetic phrase ("FY2019 revenue / (average PP&E between FY2018 and FY2019)",
     "EBITDA less capex") as (calculator expression, unit)."""
     # "dividends over the first half of 2023": a period's "over" divides nothing
     text = strip_period_phrases(_REMARK.sub(" ", text))
+    text = LISTED_TOGETHER.sub(_listed_sum, text)
     out: list[str] = []
     units: list[str] = []
     day_count = False    # a number of days stated ("multiplied by 182 days")
