@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from fingap.answers.glossary import Glossary, GlossParams, load_meanings, with_head_clause
-from fingap.answers.labels import Vocabulary, balance_side
+from fingap.answers.labels import Vocabulary, balance_side, horizon
 from fingap.answers.resolver import gloss_phrase, resolve_rows
 
 
@@ -161,10 +161,12 @@ def test_the_glossary_is_off_with_the_vocabulary_prior_and_its_params_are_checke
         gate_params({"gloss": "yes"})
     with pytest.raises(ParamError, match="gloss_threshold"):
         gate_params({"gloss_threshold": 1.5})
+    assert gate_params({"gloss_fixed_threshold": 0.5}).gloss.fixed_threshold == 0.5
+    with pytest.raises(ParamError, match="gloss_fixed_threshold"):
+        gate_params({"gloss_fixed_threshold": -0.1})
 
 
 def test_maturity_words_are_read_from_phrases_and_labels():
-    from fingap.answers.labels import horizon
     from fingap.answers.meaning import horizon_reason
 
     assert horizon("obligations due within the next twelve months") == "short"
@@ -210,6 +212,21 @@ def test_a_phrase_that_says_who_owes_reads_only_as_a_balance_of_that_side():
     assert g.read("owed", side=balance_side("amounts owed to the company")) == \
         ("accounts_receivable", 0.7)
     assert g.read("owed") == ("accounts_payable", 0.72)
+
+
+def test_a_phrase_that_fixes_side_and_maturity_reads_at_the_looser_bar():
+    meanings = {"total_liabilities": ("everything the company owes",),
+                "total_current_liabilities": ("obligations due within one year",)}
+    table = {("everything it owed within the next twelve months",
+              "obligations due within one year"): 0.57,
+             ("everything due within the next twelve months",
+              "obligations due within one year"): 0.57}
+    g = Glossary(_vocab(), FakeMatcher(table), meanings, GlossParams(0.6, 0.05, 0.55))
+    assert g.read("everything it owed within the next twelve months") == \
+        ("total_current_liabilities", 0.57)
+    # a maturity alone, no side: the usual bar
+    assert g.read("everything due within the next twelve months") is None
+    assert horizon("obligations falling due beyond the next twelve months") == "long"
 
 
 def test_a_maturity_is_part_of_a_line_items_name_not_a_period():

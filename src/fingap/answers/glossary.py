@@ -37,6 +37,11 @@ from .labels import Vocabulary, balance_side, horizon
 class GlossParams:
     threshold: float = 0.6   # the best concept's cosine must reach this
     margin: float = 0.05     # ... and lead the next concept's by at least this
+    # ... or reach this when the phrase's words fix both its balance-sheet side and its
+    # maturity ("everything it owed within the next twelve months"): one line item's family
+    # is left, and the embedder scores a long description of it lower
+    # (``answer.gloss_fixed_threshold``; docs/answers.md says how it was chosen)
+    fixed_threshold: float = 0.55
 
 
 def load_meanings(path: str | Path | None = None) -> dict[str, tuple[str, ...]]:
@@ -121,7 +126,8 @@ class Glossary:
         ranked = sorted(((c, s) for c, s in self.scores(phrase).items()
                          if (asked is None or self.horizons[c] == asked)
                          and (owing is None or self.sides[c] == owing)), key=lambda kv: -kv[1])
-        if not ranked or ranked[0][1] < self.params.threshold:
+        bar = self.params.fixed_threshold if asked and owing else self.params.threshold
+        if not ranked or ranked[0][1] < bar:
             return None
         second = ranked[1][1] if len(ranked) > 1 else -np.inf
         if ranked[0][1] - second < self.params.margin:

@@ -66,7 +66,9 @@ _SHORT = re.compile(r"(?<!non )(?<!non)\bcurrent\b|\bshort\s*term\b|\bwithin\s+(
 # "Long-term debt, net of current portion": what a label nets out is no part of its maturity
 _NETTED = re.compile(r"\s+(?:net\s+of|less|excluding)\s+.*$")
 _LONG = re.compile(r"\bnon\s*current\b|\blong\s*term\b|\b(?:after|beyond)\s+(?:more\s+than\s+)?"
-                   r"(?:a|one|1)\s+year\b|\b(?:after|beyond)\s+(?:twelve|12)\s+months\b", re.I)
+                   r"(?:(?:the|next|coming|following)\s+)*(?:a|one|1)\s+year\b|"
+                   r"\b(?:after|beyond)\s+(?:(?:the|next|coming|following)\s+)*(?:twelve|12)\s+"
+                   r"months\b", re.I)
 
 
 def maturity_as_one_word(text: str) -> str:

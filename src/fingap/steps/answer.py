@@ -98,7 +98,9 @@ def gate_params(params: dict) -> GateParams:
     return GateParams(matcher, float(params.get("label_threshold", GateParams.label_threshold)),
                       float(params.get("label_margin", GateParams.label_margin)),
                       GlossParams(float(params.get("gloss_threshold", GlossParams.threshold)),
-                                  float(params.get("gloss_margin", GlossParams.margin)))
+                                  float(params.get("gloss_margin", GlossParams.margin)),
+                                  float(params.get("gloss_fixed_threshold",
+                                                   GlossParams.fixed_threshold)))
                       if gloss else None)
 
 
