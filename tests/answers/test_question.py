@@ -654,3 +654,9 @@ def test_a_list_of_parts_taken_together_is_their_sum():
             "accounts_receivable__fy2022": 5, "total_current_liabilities__fy2022": 4}
     assert set(n for n, _ in pq.inputs) == {n.split("__")[0] for n in vals}, pq.expression
     assert evaluate(pq.expression, vals) == pytest.approx(10 / 4)
+
+
+def test_how_a_figure_is_presented_is_no_part_of_its_name():
+    pq = parse_question("What was the sum of everything ACME owned, as shown on its balance "
+                        "sheet, at the end of FY2022?", company_words=frozenset({"acme"}))
+    assert all("shown" not in p for p in pq.labels.values()), pq.labels

@@ -624,7 +624,10 @@ _NOT_NAME_WORDS = {"jan", "january", "feb", "february", "mar", "march", "apr", "
                    "oct", "october", "nov", "november", "dec", "december", "end", "close", "as",
                    "start", "beginning", "opening", "closing",
                    "x", "usd", "dollars", "thousands", "millions", "billions", "mn", "bn", "dp",
-                   "decimal", "decimals", "places", "percent", "rounded", "per"}
+                   "decimal", "decimals", "places", "percent", "rounded", "per",
+                   # how a figure is presented, never what it is ("as shown on its balance
+                   # sheet")
+                   "shown", "printed", "presented", "displayed", "disclosed"}
 
 
 # a longer phrase holds the words of its context too ("tax charge ... against pre-tax profit"),
