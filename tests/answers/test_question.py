@@ -644,6 +644,16 @@ def test_an_instruction_that_divides_is_asked_as_a_division():
     assert division_as_question("What was it? Divide net income by equity.").startswith(
         "What is net income divided by equity?")
     assert division_as_question("What was ACME's net income in 2022?") is None
+    # "take A, divide it by B, and multiply by 365" after a colon; "Using A, divided by B,
+    # what ...?" cut before the question words
+    q2 = ("Measure how long it took ACME to collect: take the mean of its receivables, divide "
+          "it by the year's sales, and multiply by 365. Answer in days.")
+    assert division_as_question(q2).startswith(
+        "What is (the mean of its receivables divided by the year's sales) times 365?")
+    q3 = ("Using the year's profit, divided by the average of its equity, what return did ACME "
+          "earn in 2022? Answer in percent.")
+    assert division_as_question(q3) == ("What is the year's profit divided by the average of "
+                                        "its equity? Answer in percent.")
 
 
 def test_a_list_of_parts_taken_together_is_their_sum():

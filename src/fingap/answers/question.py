@@ -276,16 +276,21 @@ _DEPTH = 4
 # divide it by the average of ...", "Use A divided by B", "Divide A by B"; "Double A and
 # divide it by B" annualizes a half year's A)
 _DIVIDE_INSTRUCTION = [
-    re.compile(r"(?:^|[.?!]\s+)(?P<verb>take|use|double)\s+(?P<a>[^.?;]+?),?\s+(?:and\s+|then\s+)+"
-               r"divide\s+(?:it|that|this|the\s+result)\s+by\s+(?P<b>[^.?;]+)", re.I),
-    re.compile(r"(?:^|[.?!]\s+)(?P<verb>use|take)\s+(?P<a>[^.?;]+?)\s+divided\s+by\s+"
+    re.compile(r"(?:^|[.?!:]\s+)(?P<verb>take|use|using|taking|double)\s+(?P<a>[^.?;]+?)"
+               r"(?:,\s*|\s+)(?:and\s+|then\s+)*divide\s+(?:it|that|this|the\s+result)\s+by\s+"
                r"(?P<b>[^.?;]+)", re.I),
-    re.compile(r"(?:^|[.?!]\s+)(?P<verb>divide)\s+(?P<a>[^.?;]+?)\s+by\s+(?P<b>[^.?;]+)", re.I),
+    re.compile(r"(?:^|[.?!:]\s+)(?P<verb>use|take|using|taking)\s+(?P<a>[^.?;]+?),?\s+divided\s+by\s+"
+               r"(?P<b>[^.?;]+)", re.I),
+    re.compile(r"(?:^|[.?!:]\s+)(?P<verb>divide)\s+(?P<a>[^.?;]+?)\s+by\s+(?P<b>[^.?;]+)", re.I),
 ]
+# "..., and multiply by 365" after a division: a factor of the whole
+_THEN_MULTIPLY = re.compile(r",?\s+(?:and\s+)?(?:then\s+)?multipl(?:y|ied)\s+(?:it\s+|that\s+|"
+                            r"the\s+result\s+)?by\s+(?P<n>\d+(?:\.\d+)?)\b", re.I)
 
 
 # how the instruction goes on after its division: where to read, how to round or report
-_INSTRUCTION_TAIL = re.compile(r",?\s+(?:and\s+)?(?:using|relying|drawing|based|working|going|"
+_INSTRUCTION_TAIL = re.compile(r",\s+(?:what|how)\b.*$|"
+                               r",?\s+(?:and\s+)?(?:using|relying|drawing|based|working|going|"
                                r"round(?:ed|ing)?|answer(?:ing)?|express(?:ing)?|give|giving|"
                                r"report(?:ing)?|stat(?:e|ing)|show(?:ing)?)\b.*$", re.I | re.S)
 
@@ -300,9 +305,14 @@ def division_as_question(text: str) -> str | None:
         m = pattern.search(text)
         if m:
             a = f"{m['a'].strip()} times 2" if m["verb"].lower() == "double" else m["a"].strip()
-            b = _INSTRUCTION_TAIL.sub("", m["b"]).strip()
-            rest = (text[:m.start()] + text[m.end():]).strip()
-            return f"What is {a} divided by {b}? {rest}"
+            b = m["b"]
+            factor = _THEN_MULTIPLY.search(b)
+            b = _INSTRUCTION_TAIL.sub("", _THEN_MULTIPLY.sub("", b)).strip(" ,")
+            a = a.strip(" ,")
+            asked = f"({a} divided by {b}) times {factor['n']}" if factor else \
+                f"{a} divided by {b}"
+            rest = (text[:m.start()] + text[m.end():].lstrip("?")).strip()
+            return f"What is {asked}? {rest}"
     return None
 
 
