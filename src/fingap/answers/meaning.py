@@ -99,7 +99,7 @@ from .question import (
     asked_phrase,
     definitions,
 )
-from .resolver import content_stems, gloss_phrase, stem, taxes_side_conflict, written_words
+from .resolver import content_stems, gloss_phrase, read_described, stem, taxes_side_conflict
 
 _PERIOD_WORDS = set(
     "fy fiscal calendar year years yearly annual annually annualize annualized annualise "
@@ -836,12 +836,11 @@ class MeaningGate:
                             if f["label_norm"] == cited and f["concept"]), None)
         if row_concept is None:
             return None
-        phrase, written = self.phrases(concept, pq)[0], pq.described.get(concept, "")
-        side = balance_side(written or phrase)
-        # as the resolver reads it: the describing words, else the words as written
-        written = written_words(self.own_words(written, inp)) if written else ""
-        read = self.glossary.read(gloss_phrase(self.own_words(phrase, inp)), side=side) or (
-            self.glossary.read(written, side=side) if written else None)
+        # as the resolver reads it
+        written = pq.described.get(concept, "")
+        read = read_described(self.glossary.read,
+                              self.own_words(self.phrases(concept, pq)[0], inp),
+                              self.own_words(written, inp) if written else "")
         return read[1] if read and read[0] == row_concept else None
 
     def prints_horizon(self, phrase: str, inp: dict) -> bool:
@@ -987,7 +986,8 @@ class MeaningGate:
                   _stock(concept, self.vocab, inp.get("statement") or "")) and \
                     (_FLOW_WORDS.search(self.own_words(self.phrases(concept, pq)[0], inp)) or
                      _CASH_GENERATED.search(self.own_words(self.phrases(concept, pq)[0], inp))) \
-                    and balance_side(self.phrases(concept, pq)[0]) is None:
+                    and balance_side(pq.described.get(concept) or
+                                     self.phrases(concept, pq)[0]) is None:
                 # "cash spent buying plant and equipment", "the cash its operations generated"
                 # are flows of the period, never a balance read at an instant; what it owes for
                 # goods bought on credit is a balance

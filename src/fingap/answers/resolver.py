@@ -138,6 +138,18 @@ def written_words(text: str, skip_words: set[str] = frozenset()) -> str:
     return " ".join(w for w in normalise_phrase(text).split() if w not in skip_words)
 
 
+def read_described(read: GlossReader, phrase: str, described: str = "",
+                   skip_words: set[str] = frozenset()) -> tuple[str, float] | None:
+    """A glossary reader's reading of an operand: its describing words (``gloss_phrase``)
+    first, else its words as the question wrote them (``written_words``: a sentence embedder
+    reads "everything the company owned" better than "everything owned"); the balance-sheet
+    side comes from the words as written, which say more ("owed to the company")."""
+    side = balance_side(described or phrase)
+    written = written_words(described, skip_words)
+    return read(gloss_phrase(phrase, skip_words), side=side) or (
+        read(written, side=side) if written else None)
+
+
 # a maturity's words say which line item ("due within a year"): kept for the glossary
 _HORIZON = {"year", "years"}
 
@@ -159,8 +171,7 @@ def resolve_rows(phrase: str, concept: str | None, facts: list[dict],
     the concept's ``home`` statement, when given): the rows it reads as the concept.
     ``described``: the operand's words as the question wrote them, function words kept
     ("everything the company owned"), which the glossary reads when the bare phrase says too
-    little; its side of the balance sheet is the phrase's. [] when nothing qualifies."""
-    owing = balance_side(described or phrase)
+    little (``read_described``). [] when nothing qualifies."""
     want = content_stems(normalise_phrase(phrase), skip_words)
     # a row on the other side of income taxes from the phrase is never its line item
     if side := tax_side(phrase):
@@ -183,9 +194,7 @@ def resolve_rows(phrase: str, concept: str | None, facts: list[dict],
         # a phrase that names a line item in other words ("short-term assets") shares a word
         # or two with another printed label ("Short-term debt"): a reading of the phrase as
         # sure as the gate's label check picks that line item's rows before a partial overlap
-        read = label_gloss(gloss_phrase(phrase, skip_words), side=owing) or (
-            label_gloss(written_words(described, skip_words), side=owing)
-            if written_words(described, skip_words) else None)
+        read = read_described(label_gloss, phrase, described, skip_words)
         own = _glossed(facts, *read, overlap) if read else []
         if own and max(overlap.values(), default=0.0) < 1.0:
             return own
@@ -215,13 +224,8 @@ def resolve_rows(phrase: str, concept: str | None, facts: list[dict],
                 for f in facts if f["label_norm"] in read_as]
     if best <= 0.0:
         # the glossary is the vocabulary's knowledge too: off with the prior
-        read = None
-        if gloss and concept is None and params.vocabulary_prior:
-            # the words that describe first; else the phrase as written: a sentence embedder
-            # reads "everything the company owned" better than "everything owned"
-            read = gloss(gloss_phrase(phrase, skip_words), side=owing) or (
-                gloss(written_words(described, skip_words), side=owing)
-                if written_words(described, skip_words) else None)
+        read = read_described(gloss, phrase, described, skip_words) \
+            if gloss and concept is None and params.vocabulary_prior else None
         if read is None:
             return []
         return _glossed(facts, *read, overlap)
