@@ -541,6 +541,42 @@ def test_a_question_that_refers_back_to_its_instruction_asks_the_instruction():
     assert instruction_as_question("What was ACME's FY2022 net income?") is None
 
 
+def test_an_unread_question_sentence_is_asked_as_the_arithmetic_its_instruction_spells():
+    from fingap.answers.question import instruction_as_question
+
+    q = ("How many days did ACME take to pay its suppliers in 2022? Compute 365 times the mean "
+         "of accounts payable at the ends of 2021 and 2022, divided by 2022 cost of goods sold "
+         "plus the change in inventory over 2022. Round to two decimal places.")
+    restated = instruction_as_question(q)
+    assert restated.startswith("What is 365 times the mean of accounts payable")
+    pq = parse_question(restated)
+    # after the comma, the divisor is the whole sum (not "A / B + C")
+    assert pq.figure and pq.unit == "days", pq.reason
+    assert pq.expression == ("( 365 * ((accounts_payable__fy2021 + accounts_payable__fy2022) / 2) )"
+                             " / ( cogs__fy2022 + (inventory__fy2022 - inventory__fy2021) ) ")\
+        .strip()
+    # "Compute DPO as <arithmetic>": the arithmetic is asked; a rounding tail is no operand
+    q = ("How many days did ACME take to pay its suppliers in 2022? Compute DPO as 365 x "
+         "accounts payable / cost of goods sold, rounded to two decimal places.")
+    assert instruction_as_question(q).startswith(
+        "What is 365 x accounts payable / cost of goods sold?")
+    # an instruction without arithmetic asks nothing in its place
+    assert instruction_as_question("How many days did ACME take to pay its suppliers in 2022? "
+                                   "Use the balance sheet.") is None
+
+
+def test_a_sum_of_two_parts_and_an_operand_in_parentheses():
+    pq = parse_question("What is 365 x accounts payable at the end of 2022 divided by the sum of "
+                        "2022 cost of goods sold and the increase in inventory over 2022?")
+    assert pq.figure, pq.reason
+    assert "(cogs__fy2022 + (inventory__fy2022 - inventory__fy2021))" in \
+        pq.expression.replace("( ", "(").replace(" )", ")")
+    # a parenthesis right after an operator is an operand, not a remark
+    pq = parse_question("What was ACME's 2022 DPO? DPO is defined as 365 x (average accounts "
+                        "payable between 2021 and 2022) / cost of goods sold.")
+    assert pq.figure and "accounts_payable__fy2021" in pq.expression, pq.reason
+
+
 def test_a_list_of_years_after_the_asked_figure_is_its_period():
     for q in ("What was ACME's cost of sales as a percentage of its sales, averaged over "
               "fiscal 2020, 2021 and 2022?",

@@ -259,7 +259,7 @@ _RELATIVE_TO = re.compile(r"^(?P<x>.+?)\s+(?:relative\s+to|in\s+relation\s+to)\s
 # "(how many dollars of) sales per dollar of assets": X / Y
 _PER_DOLLAR = re.compile(r"^(?:how\s+many\s+dollars\s+of\s+|dollars\s+of\s+)?(?P<x>.+?)\s+"
                          r"(?:per|each|every)\s+dollar\s+of\s+(?P<y>.+)$")
-_CHANGE_IN = re.compile(r"^change\s+in\s+(?P<x>.+)$")
+_CHANGE_IN = re.compile(r"^(?:change|increase)\s+in\s+(?P<x>.+)$")
 _DAYS = re.compile(r"\bin\s+days\b|\bdays\s*[,.]?\s*(?:one|two|zero|\d)\s+decimal|"
                    r"\bdays\s*[?.]?\s*$|\bdays\s+(?:sales|inventory|payables?)\b|"
                    r"\b(?:dso|dio|dpo)\b|conversion\s+cycle", re.I)
@@ -334,8 +334,9 @@ def definitions(text: str) -> dict[str, str]:
 
 # an instruction that carries what is computed: "..., compute its net profit as a share of
 # sales for each of 2015-2017 and average the three. What is the average?"
-_INSTRUCTION = re.compile(r"(?:^|[.:;,]\s+|\bthen\s+)(?:please\s+)?(?:calculate|compute|"
-                          r"determine|find|take|work\s+out)\s+(?P<x>[^?.;]+)", re.I)
+_INSTRUCTION = re.compile(r"(?:^|[.:;,?]\s+|\bthen\s+)(?:please\s+)?(?:calculate|compute|"
+                          r"determine|find|take|work\s+out|use)\s+(?P<x>[^?;]+?)"
+                          r"(?=[?;]|\.(?!\d)|$)", re.I)
 # what a question sentence that refers back to its instruction is left with
 _BACK_WORDS = re.compile(r"\b(?:the|that|this|its|it|resulting|result|figure|number|value|"
                          r"simple|overall|average|mean|three|two|four|five|year|years|"
@@ -349,14 +350,24 @@ def instruction_as_question(text: str) -> str | None:
     average the three? ... What is the average ...?"), when the question sentence itself names
     nothing but what the instruction produced ("the average", "that ratio"); else None."""
     asked = asked_phrase(text)
-    if asked is None or _BACK_WORDS.sub(" ", normalise_phrase(asked)).strip():
-        return None
     question_at = text.find("?")
-    m = next((m for m in _INSTRUCTION.finditer(text)
-              if question_at < 0 or m.start() < question_at), None)
+    if asked is None:
+        # a question sentence the parser cannot read at all ("how many days did it take to
+        # pay its suppliers?"), followed by an instruction that spells out the arithmetic
+        m = next((m for m in _INSTRUCTION.finditer(text) if m.start() >= question_at >= 0
+                  and _ARITHMETIC.search(m["x"])), None)
+    elif _BACK_WORDS.sub(" ", normalise_phrase(asked)).strip():
+        return None
+    else:
+        m = next((m for m in _INSTRUCTION.finditer(text)
+                  if question_at < 0 or m.start() < question_at), None)
     if m is None:
         return None
-    x = m["x"].strip()
+    x = _INSTRUCTION_TAIL.sub("", m["x"]).strip(" ,")
+    # "compute DPO as 365 x (...) / (...)": the arithmetic after the name is what is asked
+    named = re.match(r"(?P<name>[^,()]{1,60}?)\s+as\s+(?P<rhs>.+)$", x, re.S)
+    if named and _ARITHMETIC.search(named["rhs"]) and not _ARITHMETIC.search(named["name"]):
+        x = named["rhs"]
     return f"What is {x}? " + text[:m.start()].strip() + " " + text[m.end():].lstrip(". ")
 
 
@@ -631,7 +642,8 @@ _PERIOD_PHRASE = re.compile(
 # dates, units and rounding are never part of a line item's printed name
 _NOT_NAME_WORDS = {"jan", "january", "feb", "february", "mar", "march", "apr", "april", "may",
                    "jun", "june", "jul", "july", "aug", "august", "sep", "sept", "september",
-                   "oct", "october", "nov", "november", "dec", "december", "end", "close", "as",
+                   "oct", "october", "nov", "november", "dec", "december", "end", "ends", "close",
+                   "as",
                    "start", "beginning", "opening", "closing",
                    "x", "usd", "dollars", "thousands", "millions", "billions", "mn", "bn", "dp",
                    "decimal", "decimals", "places", "percent", "rounded", "per",
@@ -764,6 +776,14 @@ def _shape_margin(norm: str, years: list[int], year: int, ctx: _Context):
 # assets (the average of the two year-end balances)"
 _REMARK = re.compile(r"(?<=[A-Za-z0-9%])\s*\((?![^()]*(?:[/+*\u00d7\u00f7]|\s-\s|\bplus\b|"
                      r"\bminus\b|\bless\b|divided\s+by))[^()]*\)")
+# ... unless the word before it is an operator: "365 x (average of trade payables)" is an operand
+_OPERATOR_BEFORE = re.compile(r"(?:\b(?:x|times|by|plus|minus|less|over)|[/+*\u00d7\u00f7])\s*$",
+                              re.I)
+
+
+def _drop_remarks(text: str) -> str:
+    return _REMARK.sub(lambda m: m[0] if _OPERATOR_BEFORE.search(text[:m.start()])
+                       else " ", text)
 
 
 # a list of parts added up in words: "its cash, short-term investments and receivables, taken
@@ -784,12 +804,24 @@ def _listed_sum(m: re.Match) -> str:
     return "(" + " plus ".join(parts) + ")"
 
 
+# "the sum of A and B": the two parts added (one "and" only: in "the sum of cash and
+# equivalents and receivables" the parts cannot be told apart)
+_SUM_OF_TWO = re.compile(r"\bthe\s+sum\s+of\s+(?P<a>(?:(?!\band\b)[^,;()])+?)\s+and\s+"
+                         r"(?P<b>(?:(?!\band\b)[^,;()])+?)\s*(?=[,;)]|$)", re.I)
+# "A, divided by B plus C": after a comma, the division's divisor is all that follows
+_DIVIDED_AFTER_COMMA = re.compile(r"^(?P<a>[^()]+?),\s+divided\s+by\s+(?P<b>[^()]+)$", re.I | re.S)
+_ADDITIVE = re.compile(r"\s-\s|[+]|\b(?:plus|minus|less)\b", re.I)
+
+
 def _expression(text: str, ctx: _Context) -> tuple[str, str]:
     """An arithmetic phrase ("FY2019 revenue / (average PP&E between FY2018 and FY2019)",
     "EBITDA less capex") as (calculator expression, unit)."""
     # "dividends over the first half of 2023": a period's "over" divides nothing
-    text = strip_period_phrases(_REMARK.sub(" ", text))
+    text = strip_period_phrases(_drop_remarks(text))
     text = LISTED_TOGETHER.sub(_listed_sum, text)
+    text = _SUM_OF_TWO.sub(lambda m: f"({m['a']} plus {m['b']})", text)
+    if (m := _DIVIDED_AFTER_COMMA.match(text.strip())) and _ADDITIVE.search(m["b"]):
+        text = f"({m['a']}) divided by ({m['b'].strip(' .,')})"
     out: list[str] = []
     units: list[str] = []
     day_count = False    # a number of days stated ("multiplied by 182 days")
