@@ -10,6 +10,7 @@ from fingap.answers.expression_checks import (
     dimension_reason,
     repeat_reason,
     scale_reason,
+    self_difference_reason,
     weight_reason,
     year_end_reason,
     years_reason,
@@ -29,6 +30,14 @@ def test_dimensions_catch_days_added_to_dollars():
     assert "a usd is asked" in dimension_reason("op__fy2022 / rev__fy2022", "usd", set())
     assert dimension_reason("ni__fy2022 / shares__fy2022", "usd_per_share", set()) is not None
     assert dimension_reason("eps__fy2022", "usd_per_share", {"eps__fy2022"}) is None
+
+
+def test_a_quantity_subtracted_from_itself_is_caught():
+    # "the change in inventory" inside a formula read as a change of the whole formula
+    days = "365 * ap__fy2020 / (cogs__fy2020 + (inv__fy2020 - inv__fy2019))"
+    assert self_difference_reason(f"(({days}) - ({days}))") is not None
+    assert self_difference_reason(days) is None
+    assert self_difference_reason("rev__fy2022 - rev__fy2021") is None
 
 
 def test_weights_catch_a_definition_applied_twice():

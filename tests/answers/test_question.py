@@ -563,6 +563,11 @@ def test_an_unread_question_sentence_is_asked_as_the_arithmetic_its_instruction_
     # an instruction without arithmetic asks nothing in its place
     assert instruction_as_question("How many days did ACME take to pay its suppliers in 2022? "
                                    "Use the balance sheet.") is None
+    # "the change in inventory" in the arithmetic is an operand's change, not the whole's
+    pq = parse_question("How many days of payables did ACME carry in 2022, measured as 365 times "
+                        "accounts payable at the end of 2022, divided by 2022 cost of goods sold "
+                        "plus the change in inventory from the end of 2021 to the end of 2022?")
+    assert pq.expression.count("accounts_payable__fy2022") == 1, pq.expression
 
 
 def test_a_sum_of_two_parts_and_an_operand_in_parentheses():
@@ -668,27 +673,35 @@ def test_an_instruction_that_divides_is_asked_as_a_division():
          "divide it by the average of its asset totals at December 31, 2021 and December 31, "
          "2022, using mainly the balance sheet. Express as a percentage.")
     restated = division_as_question(q)
-    assert restated.startswith("What is the profit for the year divided by the average of its "
+    assert restated.startswith("What is the profit for the year, divided by the average of its "
                                "asset totals at December 31, 2021 and December 31, 2022? What "
                                "return did ACME earn"), restated
     assert "using mainly" not in restated and restated.endswith("Express as a percentage.")
     # "double" annualizes a half year's figure; "Use A divided by B" and "Divide A by B" too
-    assert "the profit times 2 divided by equity?" in division_as_question(
+    assert "the profit times 2, divided by equity?" in division_as_question(
         "What was it? Double the profit and divide it by equity.")
     assert division_as_question("What was it? Use net income divided by equity.").startswith(
-        "What is net income divided by equity?")
+        "What is net income, divided by equity?")
     assert division_as_question("What was it? Divide net income by equity.").startswith(
-        "What is net income divided by equity?")
+        "What is net income, divided by equity?")
     assert division_as_question("What was ACME's net income in 2022?") is None
     # "take A, divide it by B, and multiply by 365" after a colon; "Using A, divided by B,
     # what ...?" cut before the question words
     q2 = ("Measure how long it took ACME to collect: take the mean of its receivables, divide "
           "it by the year's sales, and multiply by 365. Answer in days.")
+    # (the factor first and no parentheses: the asked phrase is read without parentheses)
     assert division_as_question(q2).startswith(
-        "What is (the mean of its receivables divided by the year's sales) times 365?")
+        "What is 365 times the mean of its receivables, divided by the year's sales?")
+    # "divide by" needs no pronoun; "multiply by 181 days" is the factor
+    q4 = ("How many days of sales did ACME carry in its receivables in 2022? Take the average of "
+          "its accounts receivable at December 31, 2021 and December 31, 2022, divide by the "
+          "year's revenue, and multiply by 181 days.")
+    pq = parse_question(division_as_question(q4))
+    assert pq.expression == ("181 * ((accounts_receivable__fy2021 + accounts_receivable__fy2022)"
+                             " / 2) / revenue__fy2022"), pq.expression
     q3 = ("Using the year's profit, divided by the average of its equity, what return did ACME "
           "earn in 2022? Answer in percent.")
-    assert division_as_question(q3) == ("What is the year's profit divided by the average of "
+    assert division_as_question(q3) == ("What is the year's profit, divided by the average of "
                                         "its equity? Answer in percent.")
 
 

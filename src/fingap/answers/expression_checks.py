@@ -15,6 +15,7 @@ built add like to like, count each line item once, and read every period the que
 - ``year_end_reason``: balances the question takes at a year's end are not averaged.
 - ``change_reason``: "the change in inventory" is a difference of two years' inventory.
 - ``complement_reason``: what is kept "rather than" paid out is what is left after it.
+- ``self_difference_reason``: no sub-expression is subtracted from itself (always 0).
 """
 
 from __future__ import annotations
@@ -110,6 +111,16 @@ def repeat_reason(expression: str) -> str | None:
     if twice:
         return "the formula takes " + ", ".join(twice) + " twice over (a definition applied " \
             "twice)"
+    return None
+
+
+def self_difference_reason(expression: str) -> str | None:
+    """A difference of one sub-expression with itself ("X in 2020 - X in 2020"), which is 0
+    whatever the pages print: the parse read a change where the question names none."""
+    for node in ast.walk(parse_expression(expression)):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub) and \
+                ast.dump(node.left) == ast.dump(node.right):
+            return "the formula subtracts a quantity from itself"
     return None
 
 

@@ -72,6 +72,7 @@ from .expression_checks import (
     dimension_reason,
     repeat_reason,
     scale_reason,
+    self_difference_reason,
     weight_reason,
     year_end_reason,
     years_reason,
@@ -518,7 +519,9 @@ def unexplained_words(question: str, pq: ParsedQuestion, vocab: Vocabulary,
     # a period phrase ("over the prior fiscal year") names when, as the parser reads it
     asked = normalise_phrase(strip_period_phrases(
         re.sub(r"\([^()]*\)", " ", asked_phrase(question) or question)))
-    asked = re.sub(r"\b(?:fy)?(?:19|20)?\d{2}\b|\b\d+(?:st|nd|rd|th)?\b", " ", asked)
+    # (one space between words: the vocabulary's term offsets are those of the spaced text)
+    asked = " ".join(re.sub(r"\b(?:fy)?(?:19|20)?\d{2}\b|\b\d+(?:st|nd|rd|th)?\b", " ",
+                            asked).split())
     words = asked.split()
     covered = company_positions(words, docs, companies)
     used = {c for c, _ in pq.inputs}
@@ -1068,6 +1071,7 @@ class MeaningGate:
         for reason in (shape_reason(question, pq.unit),
                        dimension_reason(pq.expression, pq.unit, per_share),
                        weight_reason(pq.expression), repeat_reason(pq.expression),
+                       self_difference_reason(pq.expression),
                        scale_reason(pq.expression), years_reason(question, pq, inputs),
                        average_reason(question, pq.expression),
                        annualize_reason(question, pq),

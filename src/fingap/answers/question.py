@@ -203,6 +203,7 @@ _SPENT = re.compile(r"\b(?:spen[dt]|spending|buy(?:ing)?|bought|purchas\w*|outla
                     r"invest(?:ed|ing)?\s+in|put\s+into|paid\s+for|pay(?:ing)?\s+for)\b")
 # questions that ask for something other than a figure
 _CHANGED = re.compile(r"\bchang(?:e|ed|es)\b|\bincreas(?:e|ed)\b|\bdecreas(?:e|ed)\b", re.I)
+_CHANGE_OPERAND = re.compile(r"\b(?:change|increase|decrease)\s+in\b", re.I)
 _FALL_VERBS = {"decrease", "decline", "fall", "shrink", "drop"}
 _GROW_VERB = r"(?:grow|grew|increase|decrease|decline|rise|fall|change|climb|shrink|drop|jump)"
 _NOT_FIGURE = re.compile(r"\bwhich\b|^\s*if\b|\bhow\s+much\s+(?:could|would|can|should|might)\b|"
@@ -277,7 +278,7 @@ _DEPTH = 4
 # divide it by B" annualizes a half year's A)
 _DIVIDE_INSTRUCTION = [
     re.compile(r"(?:^|[.?!:]\s+)(?P<verb>take|use|using|taking|double)\s+(?P<a>[^.?;]+?)"
-               r"(?:,\s*|\s+)(?:and\s+|then\s+)*divide\s+(?:it|that|this|the\s+result)\s+by\s+"
+               r"(?:,\s*|\s+)(?:and\s+|then\s+)*divide\s+(?:(?:it|that|this|the\s+result)\s+)?by\s+"
                r"(?P<b>[^.?;]+)", re.I),
     re.compile(r"(?:^|[.?!:]\s+)(?P<verb>use|take|using|taking)\s+(?P<a>[^.?;]+?),?\s+divided\s+by\s+"
                r"(?P<b>[^.?;]+)", re.I),
@@ -285,7 +286,7 @@ _DIVIDE_INSTRUCTION = [
 ]
 # "..., and multiply by 365" after a division: a factor of the whole
 _THEN_MULTIPLY = re.compile(r",?\s+(?:and\s+)?(?:then\s+)?multipl(?:y|ied)\s+(?:it\s+|that\s+|"
-                            r"the\s+result\s+)?by\s+(?P<n>\d+(?:\.\d+)?)\b", re.I)
+                            r"the\s+result\s+)?by\s+(?P<n>\d+(?:\.\d+)?)\b(?:\s+days\b)?", re.I)
 
 
 # how the instruction goes on after its division: where to read, how to round or report
@@ -309,8 +310,10 @@ def division_as_question(text: str) -> str | None:
             factor = _THEN_MULTIPLY.search(b)
             b = _INSTRUCTION_TAIL.sub("", _THEN_MULTIPLY.sub("", b)).strip(" ,")
             a = a.strip(" ,")
-            asked = f"({a} divided by {b}) times {factor['n']}" if factor else \
-                f"{a} divided by {b}"
+            # (no parentheses: the asked phrase is read without them; after the comma the
+            # divisor is all that follows, ``_DIVIDED_AFTER_COMMA``)
+            asked = f"{factor['n']} times {a}, divided by {b}" if factor else \
+                f"{a}, divided by {b}"
             rest = (text[:m.start()] + text[m.end():].lstrip("?")).strip()
             return f"What is {asked}? {rest}"
     return None
@@ -1026,8 +1029,10 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
         # "how much has X changed between FY2021 and FY2022": the difference of X in both years
         change_years = sorted(set(asked_years or years))
         asked_metric = _library_match(asked_core, library)
+        # (in arithmetic, "the change in inventory" is one operand's change, not the whole's)
         changed = (_CHANGED.search(asked_core) is not None and len(change_years) >= 2
-                   and not (asked_metric and asked_metric[0].name in ("growth", "cagr")))
+                   and not (asked_metric and asked_metric[0].name in ("growth", "cagr"))
+                   and not (_ARITHMETIC.search(asked_core) and _CHANGE_OPERAND.search(asked_core)))
         for y in ([change_years[0], change_years[-1]] if changed else span or [target]):
             ctx = _Context(y, vocab, library, defs, labels=labels, described=described,
                            phrases=phrases,
