@@ -1,6 +1,7 @@
 from fingap.answers.labels import (
     Vocabulary,
     balance_side,
+    money_moved,
     normalise_label,
     normalise_phrase,
     per_share,
@@ -88,3 +89,14 @@ def test_every_balance_of_the_vocabulary_has_a_side_and_only_balances_do():
     assert sides["total_equity"] == "equity"
     assert all((c.side is not None) == (c.statement == "balance_sheet")
                for c in vocab.concepts.values())
+
+
+def test_money_spent_paid_or_generated_is_a_flow():
+    for flow in ("cash its day-to-day business generated", "cash spent buying back shares",
+                 "how much cash did it bring in from running its business",
+                 "dividends paid to shareholders"):
+        assert money_moved(flow), flow
+    # a balance, even when the words say how it came about
+    for balance in ("cash and cash equivalents", "what it owes for goods bought on credit",
+                    "total current assets"):
+        assert not money_moved(balance), balance

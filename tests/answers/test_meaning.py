@@ -188,6 +188,14 @@ def test_coverage_finds_what_the_parse_left_out():
                "How much cash did ACME put into capital expenditures in FY2022?",
                "How much did ACME hand out in dividends paid in FY2022?"):
         assert unexplained_words(ok, parse_question(ok), vocab, {DOC}) == [], ok
+    # a qualifier the line item's own meaning words the same way ("after accumulated
+    # depreciation": net PP&E is "at cost less accumulated depreciation"); not another one
+    ok = ("What was the carrying value of ACME's property, plant and equipment after accumulated "
+          "depreciation at December 31, 2022?")
+    assert unexplained_words(ok, parse_question(ok), vocab, {DOC}) == []
+    q4 = ("What was the carrying value of ACME's property, plant and equipment after impairment "
+          "charges at December 31, 2022?")
+    assert "after" in unexplained_words(q4, parse_question(q4), vocab, {DOC})
     # numbers taken out of the asked phrase leave no offset between its words and its terms
     ok = ("What is 365 times the mean of accounts receivable at December 31, 2021 and "
           "December 31, 2022, divided by the year's revenue?")

@@ -719,3 +719,15 @@ def test_how_a_figure_is_presented_is_no_part_of_its_name():
     pq = parse_question("What was the sum of everything ACME owned, as shown on its balance "
                         "sheet, at the end of FY2022?", company_words=frozenset({"acme"}))
     assert all("shown" not in p for p in pq.labels.values()), pq.labels
+
+
+def test_cash_the_business_generated_is_no_cash_balance():
+    # "cash" is a balance line item, but cash brought in over a year is a flow: the phrase is
+    # read by its words (the resolver's glossary reads it as operating cash flow)
+    pq = parse_question("How much cash did ACME bring in from running its business in 2022?",
+                        company_words=frozenset({"acme"}))
+    assert pq.figure and pq.inputs[0][0].startswith("row_"), pq.expression
+    # a company named like a verb ("Best Buy") moves no money
+    pq = parse_question("Best Buy total current assets as of July 29, 2023?",
+                        company_words=frozenset({"best", "buy"}))
+    assert "buy" not in pq.expression, pq.expression

@@ -91,7 +91,15 @@ from .gate import (
 )
 from .glossary import Glossary, GlossParams, load_meanings
 from .label_match import LabelMatcher
-from .labels import Vocabulary, balance_side, horizon, normalise_label, normalise_phrase
+from .labels import (
+    CASH_GENERATED,
+    FLOW_WORDS,
+    Vocabulary,
+    balance_side,
+    horizon,
+    normalise_label,
+    normalise_phrase,
+)
 from .periods import strip_period_phrases
 from .question import (
     AVERAGED,
@@ -249,12 +257,6 @@ _SHARE = re.compile(r"\bshare\b|\bfraction\b|\bproportion\b|\bportion\b|\bas\s+a
 
 # words that make an operand a flow of cash over the period (spending, paying, buying,
 # generating): never a balance read at an instant
-_FLOW_WORDS = re.compile(r"\b(?:spen[dt]|spending|buy(?:ing)?|bought|purchas\w*|paid|pay(?:ing)?|"
-                         r"outlays?|invested\s+in)\b", re.I)
-# ... and cash that operations generate (a balance of other assets "generates" sales in a
-# turnover ratio's words, so these are read only of cash)
-_CASH_GENERATED = re.compile(r"\bcash\b.*\b(?:generat(?:e|es|ed|ing)|brought\s+in|"
-                             r"produc(?:e|es|ed)|throw(?:s|n)?\s+off|threw\s+off)\b", re.I)
 # a label's words after these name what the row is measured before, after or without, not the
 # row: "Income before income taxes" is income, not income taxes
 _LABEL_TAIL = re.compile(r"\b(?:before|after|excluding|net\s+of)\b", re.I)
@@ -503,6 +505,35 @@ _QUALIFYING = {"before", "after", "excluding", "including", "less", "net", "with
                "discontinued", "gross", "plus", "minus"}
 
 
+# qualifiers that say the same thing: what follows is taken away ("after accumulated
+# depreciation" is "less accumulated depreciation"), or not yet taken away
+_QUALIFIER_KINDS = ({"after", "less", "net", "minus", "excluding", "without", "deducting"},
+                    {"before"})
+_FILLER = {"of", "the", "a", "an", "any", "all", "its", "their"}
+
+
+def _next_stem(words: Sequence[str], i: int) -> str | None:
+    """The stem of the first word after ``words[i]`` that is not a filler word."""
+    return next((stem(w) for w in words[i + 1:] if w not in _FILLER), None)
+
+
+def _qualifier_in_meaning(words: Sequence[str], i: int, concepts: Sequence[str]) -> bool:
+    """Whether a meaning of one of ``concepts`` holds the qualifier ``words[i]`` (or one of
+    its kind) before the same word as the question: "fixed assets after accumulated
+    depreciation" read as the line item meant "at cost less accumulated depreciation"."""
+    kind = next((k for k in _QUALIFIER_KINDS if words[i] in k), None)
+    after = _next_stem(words, i)
+    if kind is None or after is None:
+        return False
+    meanings = load_meanings()
+    for c in concepts:
+        for m in meanings.get(c, ()):
+            mw = normalise_phrase(m).split()
+            if any(w in kind and _next_stem(mw, j) == after for j, w in enumerate(mw)):
+                return True
+    return False
+
+
 def _meaning_stems(concepts: Sequence[str | None]) -> frozenset[str]:
     """The content stems of the glossary meanings of ``concepts`` (None entries skipped)."""
     meanings = load_meanings()
@@ -559,10 +590,14 @@ def unexplained_words(question: str, pq: ParsedQuestion, vocab: Vocabulary,
     meaning_stems = {c: _meaning_stems((c, spent_of.get(c), variant_of.get(c)))
                      for _, _, c in concept_spans}
 
-    def described(w: str, start: int) -> bool:
+    def described(w: str, start: int, i: int) -> bool:
+        near = [c for a, b, c in concept_spans if a - _BESIDE <= start <= b + _BESIDE]
+        if w in _QUALIFYING:
+            # a qualifier only as the line item's own meaning words it
+            return _qualifier_in_meaning(words, i, near)
         # an operation word ("expected") only by a maturity the phrase states ("assets
         # expected to turn into cash within a year"), which chose the line item
-        return w not in _QUALIFYING and any(
+        return any(
             a - _BESIDE <= start <= b + _BESIDE and stem(w) in meaning_stems[c] and
             (w not in OPERATION_WORDS or c in variant_of) for a, b, c in concept_spans)
 
@@ -580,7 +615,7 @@ def unexplained_words(question: str, pq: ParsedQuestion, vocab: Vocabulary,
         if w not in own_words or stem(w) in metric_stems:
             continue
         if len(w) < 2 or i in covered or w in named or w in _PERIOD_WORDS or w in _UNIT_WORDS or \
-                w in _COMMON or any(a <= start < b for a, b in spans) or described(w, start):
+                w in _COMMON or any(a <= start < b for a, b in spans) or described(w, start, i):
             continue
         if label_stems is not None and stem(w) not in label_stems and \
                 w not in OPERATION_WORDS and w not in names:
@@ -987,8 +1022,8 @@ class MeaningGate:
                                       "(other ...), which the question does not ask for")
             elif (inp.get("statement") == "balance_sheet" or
                   _stock(concept, self.vocab, inp.get("statement") or "")) and \
-                    (_FLOW_WORDS.search(self.own_words(self.phrases(concept, pq)[0], inp)) or
-                     _CASH_GENERATED.search(self.own_words(self.phrases(concept, pq)[0], inp))) \
+                    (FLOW_WORDS.search(self.own_words(self.phrases(concept, pq)[0], inp)) or
+                     CASH_GENERATED.search(self.own_words(self.phrases(concept, pq)[0], inp))) \
                     and balance_side(pq.described.get(concept) or
                                      self.phrases(concept, pq)[0]) is None:
                 # "cash spent buying plant and equipment", "the cash its operations generated"

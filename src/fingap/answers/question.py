@@ -32,7 +32,7 @@ from functools import lru_cache
 
 from .calculator import CalcError, names_in, parse_expression
 from .formulas import Metric, expand, input_name, load_library, split_input_name
-from .labels import Vocabulary, horizon, maturity_as_one_word, normalise_phrase
+from .labels import Vocabulary, horizon, maturity_as_one_word, money_moved, normalise_phrase
 from .periods import strip_period_phrases
 from .resolver import content_stems
 
@@ -585,10 +585,18 @@ def _operand(phrase: str, ctx: _Context) -> tuple[str, str]:
     # order, covering more of it than the term found as one run ("cash")
     concept = _scattered_term(norm, ctx.vocab, len(content_stems(
         norm[longest[0]:longest[1]]))) or longest[2]
-    spent_as = ctx.vocab.concepts[concept].spent_as if concept in ctx.vocab.concepts else None
+    known = ctx.vocab.concepts.get(concept)
+    spent_as = known.spent_as if known else None
     if spent_as and _SPENT.search(norm):
         # "money spent on plant and equipment": the cash flow of buying it, not its balance
         concept = spent_as
+    elif known and known.statement == "balance_sheet" and money_moved(
+            " ".join(w for w in norm.split() if w not in ctx.company_words)):
+        # "the cash its business generated", "cash spent buying back shares": money moved
+        # over the period, which no balance is; the phrase is read as the words describe it
+        name = _label_input(norm, ctx, phrase)
+        return (_averaged(name, years, year), "usd") if averaged else \
+            (input_name(name, year), "usd")
     # the question's words for the line item, not the period it is asked for
     ctx.phrases.setdefault(concept, " ".join(_PERIOD_PHRASE.sub(" ", norm).split()) or norm)
     unit = "usd_per_share" if concept == "eps_diluted" else "usd"
