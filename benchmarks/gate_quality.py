@@ -133,9 +133,9 @@ def evaluate_set(name: str, agent: Agent, store: FactStore, texts: dict) -> dict
         scale = [s for s in rec.steps if s.get("step") == "compute"][-1].get("scale")
         if not record_value_matches({"value": rec.value, "scale": scale}, q["answer"]):
             continue
-        # the question as the agent answered it: with its described line items named
-        question = next((s["question"] for s in rec.steps if s.get("step") == "name_described"),
-                        q["question"])
+        # the question as the agent answered it: restated, with its described line items named
+        question = next((s["question"] for s in reversed(rec.steps)
+                         if s.get("step") in ("restate", "name_described")), q["question"])
         pq = parse_question(question, agent.vocab, doc_type_of(q["doc"]))
         clean = agent.meaning.check(question, pq, rec.inputs, rec.value, rec.value)
         result["answers"]["n"] += 1
