@@ -731,3 +731,25 @@ def test_cash_the_business_generated_is_no_cash_balance():
     pq = parse_question("Best Buy total current assets as of July 29, 2023?",
                         company_words=frozenset({"best", "buy"}))
     assert "buy" not in pq.expression, pq.expression
+
+
+def test_an_instruction_of_steps_is_asked_when_the_question_only_refers_back():
+    from fingap.answers.question import instruction_as_question, refers_back
+
+    q = ("For ACME's 2022, take operating income as reported, add back the depreciation and "
+         "amortization from the cash flow statement to get EBITDA, then subtract capital "
+         "expenditures. What is left, in millions of US dollars?")
+    assert refers_back(q)
+    pq = parse_question(instruction_as_question(q))
+    assert pq.expression == ("operating_income__fy2022 + depreciation_amortization__fy2022 - "
+                             "capex__fy2022"), pq.expression
+    # "subtract A from it" takes A from what came before
+    q2 = ("Take ACME's 2022 operating income, add back depreciation and amortization, and "
+          "subtract capital expenditures from the result. What is the result in USD millions?")
+    assert parse_question(instruction_as_question(q2)).expression.endswith("- capex__fy2022")
+    # a question sentence that names its figure does not refer back
+    assert not refers_back("What was ACME's operating income in 2022? Take the income "
+                           "statement.")
+    # words that refer back are never the name of a printed line item
+    pq = parse_question("What is the result in millions of US dollars for 2022?")
+    assert not pq.figure and not pq.labels

@@ -50,6 +50,7 @@ from .question import (
     division_as_question,
     instruction_as_question,
     parse_question,
+    refers_back,
     times_covered_as_ratio,
     with_stated_maturity,
 )
@@ -207,8 +208,11 @@ class Agent:
         # the question sentence refers back to an instruction that names the figure, or asks
         # a ratio with a verb ("how many times did X cover Y")
         for restate in (instruction_as_question, times_covered_as_ratio):
-            if pq.figure or not pq.reason.startswith(_UNBUILT) or \
-                    not (restated := restate(question)):
+            # (a question sentence that only refers back names no figure of its own, whatever
+            # the parser read from the rest of the question)
+            unbuilt = not pq.figure and pq.reason.startswith(_UNBUILT)
+            if not (unbuilt or (restate is instruction_as_question and refers_back(question))) \
+                    or not (restated := restate(question)):
                 continue
             again = parse_question(restated, self.vocab, doc_type, spelt)
             if again.figure:

@@ -121,7 +121,7 @@ _PERIOD_WORDS = set(
 _UNIT_WORDS = set(
     "usd us dollar dollars million millions billion billions thousand thousands mn bn k m b "
     "percent percentage percentages pct units unit decimal decimals place places point points "
-    "round rounded rounding nearest whole integer number figure value amount terms day days"
+    "round rounded rounding nearest whole integer number figure value amount money terms day days"
     .split())
 _AVERAGE_WORDS = set("opening closing beginning ending start balance balances".split())
 _COMMON = set(
@@ -135,7 +135,7 @@ _COMMON = set(
     "financial position consolidated p l loss profit line item items primarily only "
     "respectively value level size generate generated support supported post posted book booked "
     # the shape words of the expression the parse built (checked by (f), not by name)
-    "margin ratio rate average averaged averages avg mean across each every growth change "
+    "margin ratio ratios rate average averaged averages avg mean across each every growth change "
     "decreased "
     "changed yoy percent % less plus minus times "
     "divided over add added adding subtract subtracted sum x "

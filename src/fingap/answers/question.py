@@ -338,13 +338,38 @@ def definitions(text: str) -> dict[str, str]:
 # an instruction that carries what is computed: "..., compute its net profit as a share of
 # sales for each of 2015-2017 and average the three. What is the average?"
 _INSTRUCTION = re.compile(r"(?:^|[.:;,?]\s+|\bthen\s+)(?:please\s+)?(?:calculate|compute|"
-                          r"determine|find|take|work\s+out|use)\s+(?P<x>[^?;]+?)"
-                          r"(?=[?;]|\.(?!\d)|$)", re.I)
-# what a question sentence that refers back to its instruction is left with
+                          r"determine|find|take|work\s+out|use|start\s+(?:from|with))\s+"
+                          r"(?P<x>[^?;]+?)(?=[?;]|\.(?!\d)|$)", re.I)
+# what a question sentence that refers back to its instruction is left with (what is left,
+# the result, that ratio), with its unit and rounding
 _BACK_WORDS = re.compile(r"\b(?:the|that|this|its|it|resulting|result|figure|number|value|"
                          r"simple|overall|average|mean|three|two|four|five|year|years|"
-                         r"in|percent|percentage|as|a|to|one|two|decimal|places?|rounded|"
-                         r"round)\b|\d|[-,%()]", re.I)
+                         r"in|percent|percentage|as|a|to|one|two|decimal|decimals|places?|"
+                         r"rounded|round|ratio|multiple|left|remains|remaining|of|us|usd|"
+                         r"dollars|millions?|billions?|thousands?|hundredths?|nearest|whole)\b|"
+                         r"\d|[-,%()]", re.I)
+# instruction verbs that add or take away the next operand ("take A, add back B, then subtract
+# C"); "subtract C from it" names the operand it is taken from, so only the verb is read
+_ADD_VERB = re.compile(r",?\s+(?:and\s+)?(?:then\s+)?add(?:\s+back)?\s+", re.I)
+_SUBTRACT_VERB = re.compile(r",?\s+(?:and\s+)?(?:then\s+)?(?:subtract|deduct)\s+(?P<x>[^,;]+?)"
+                            r"(?:\s+from\s+(?:it|that|this|the\s+(?:result|total|sum)))?"
+                            r"(?=[,;.]|$)", re.I)
+# "..., to get unadjusted EBITDA": the name of what the steps so far give
+_TO_GET = re.compile(r"\s+to\s+(?:get|arrive\s+at|obtain|reach)\s+[^,;]+", re.I)
+
+
+def _imperatives(text: str) -> str:
+    """Instruction verbs as the operators they stand for."""
+    text = _TO_GET.sub("", text)
+    text = _SUBTRACT_VERB.sub(lambda m: f" minus {m['x']}", text)
+    return _ADD_VERB.sub(" plus ", text)
+
+
+def refers_back(text: str) -> bool:
+    """Whether the question sentence names nothing but what an instruction produced ("What is
+    the result, in millions of US dollars?", "What is that ratio?")."""
+    asked = asked_phrase(text)
+    return asked is not None and not _BACK_WORDS.sub(" ", normalise_phrase(asked)).strip()
 
 
 def instruction_as_question(text: str) -> str | None:
@@ -366,10 +391,12 @@ def instruction_as_question(text: str) -> str | None:
                   if question_at < 0 or m.start() < question_at), None)
     if m is None:
         return None
-    x = _INSTRUCTION_TAIL.sub("", m["x"]).strip(" ,")
-    # "compute DPO as 365 x (...) / (...)": the arithmetic after the name is what is asked
+    x = _imperatives(_INSTRUCTION_TAIL.sub("", m["x"]).strip(" ,"))
+    # "compute DPO as 365 x (...) / (...)": the arithmetic after a metric's name is what is
+    # asked ("earnings from operations as reported plus ..." names no metric)
     named = re.match(r"(?P<name>[^,()]{1,60}?)\s+as\s+(?P<rhs>.+)$", x, re.S)
-    if named and _ARITHMETIC.search(named["rhs"]) and not _ARITHMETIC.search(named["name"]):
+    if named and _ARITHMETIC.search(named["rhs"]) and not _ARITHMETIC.search(named["name"]) \
+            and _library_match(normalise_phrase(named["name"]), load_library()):
         x = named["rhs"]
     return f"What is {x}? " + text[:m.start()].strip() + " " + text[m.end():].lstrip(". ")
 
@@ -687,8 +714,10 @@ def _label_input(norm: str, ctx: _Context, phrase: str, whole: bool = True) -> s
     words = name_words(norm)
     # a phrase that names a ratio, rate or change ("receivable days", "widget ratio") is a
     # metric the parser could not build, never a printed line item
+    # ... nor is "the result, in millions of US dollars": words that refer back to a
+    # computation the question spells out elsewhere
     if len(words) < 2 or len(name_words(maturity_as_one_word(norm))) > _MAX_LABEL_WORDS or \
-            _RATIO_WORDS.search(norm):
+            _RATIO_WORDS.search(norm) or not _BACK_WORDS.sub(" ", " ".join(words)).strip():
         raise CalcError(f"no line item recognised in {phrase.strip()!r}")
     name = LABEL_PREFIX + "_".join(re.sub(r"[^a-z]", "", w) or "x" for w in words)
     ctx.labels[name] = " ".join(words)
