@@ -719,3 +719,14 @@ def test_money_spent_on_a_balance_is_explained_by_the_flows_meaning():
     pq = parse_question(q)
     assert [c for c, _ in pq.inputs] == ["capex"], pq.inputs
     assert "plant" not in unexplained_words(q, pq, vocab, {DOC})
+
+
+def test_printed_inputs_that_cancel_exactly_are_withheld():
+    # revenue - cost of sales - "the spending" read from the gross profit row: exactly 0
+    pq = parse_question("What was ACME's 2022 operating profit, i.e. revenue minus cost of goods "
+                        "sold minus selling and administrative spending?")
+    parts = [{"value": 100.0}, {"value": 60.0}, {"value": 40.0}]
+    assert "cancel" in plausibility_reason(pq, "", 0.0, parts)
+    assert plausibility_reason(pq, "", 5.0, parts) is None
+    # an input printed as 0 makes a 0 result no contradiction
+    assert plausibility_reason(pq, "", 0.0, parts[:2] + [{"value": 0.0}]) is None

@@ -753,3 +753,18 @@ def test_an_instruction_of_steps_is_asked_when_the_question_only_refers_back():
     # words that refer back are never the name of a printed line item
     pq = parse_question("What is the result in millions of US dollars for 2022?")
     assert not pq.figure and not pq.labels
+
+
+def test_a_definition_given_as_an_instruction_replaces_the_line_item():
+    q = ("What was ACME's operating margin for 2022, taking operating profit as revenue minus "
+         "cost of goods sold minus research and development expense? Give the percentage.")
+    assert parse_question(q).expression.replace(" ", "") == (
+        "((((revenue__fy2022-cogs__fy2022-row_research_development_expense__fy2022)"
+        "/revenue__fy2022)*100))")
+    # "... and dividing by sales" is the next step, not part of the definition; a defined
+    # name inside a metric the library builds ("EBITDA margin") leaves the metric a margin
+    q2 = ("What was ACME's 2022 EBITDA margin on an unadjusted basis, taking EBITDA as operating "
+          "income plus depreciation and amortization and dividing by revenue?")
+    pq = parse_question(q2)
+    assert pq.figure and pq.unit == "percent", pq.reason
+    assert "revenue__fy2022" in pq.expression and "depreciation_amortization" in pq.expression

@@ -646,6 +646,11 @@ def _names(question: str, docs: set[str], companies: Mapping[str, str] | None = 
 
 def plausibility_reason(pq: ParsedQuestion, question: str, value: float,
                         inputs: list[dict]) -> str | None:
+    if value == 0 and "-" in pq.expression and len(inputs) >= 2 and \
+            all(inp["value"] != 0 for inp in inputs):
+        # printed amounts that cancel exactly: one of them is the subtotal of the others (the
+        # gross profit row read as the spending subtracted from it), not a figure that is 0
+        return "the formula's printed inputs cancel exactly (a subtotal read as one of its parts)"
     library = load_library()
     metric = library.get(pq.metric)
     bounds = metric.bounds if metric else None

@@ -188,6 +188,11 @@ _DEFINE = [
                re.I),
     re.compile(r"\bdefine\s+(?P<name>[^.?:;]{1,80}?)\s+as\s*:?\s*(?P<rhs>.+?)"
                r"(?=\.\s+[A-Z]|\.\s*$|\?|$)", re.I | re.S),
+    # "taking operating profit as sales minus ...", "Treat EBIT as A plus B": a definition
+    # given as an instruction, when its right-hand side is arithmetic
+    re.compile(r"\b(?:treat(?:ing)?|tak(?:e|ing)|regard(?:ing)?)\s+(?P<name>(?!it\b|this\b|that\b)"
+               r"[A-Za-z][^.?:;,()]{0,60}?)\s+as\s*:?\s*(?P<rhs>[^.?;]*?(?:\bplus\b|\bminus\b|"
+               r"\bless\b|divided\s+by|\s[/+]\s)[^.?;]*)", re.I),
     # "Compute it as A divided by B", "Define this as ...": the pronoun is what is asked
     re.compile(r"\b(?:compute|calculate|define|measure|work\s+out|take|treat)\s+(?P<name>it|this|"
                r"that)\s+as\s*:?\s*(?P<rhs>.+?)(?=\.\s+[A-Z]|\.\s*$|\?|$)", re.I | re.S),
@@ -330,6 +335,12 @@ def definitions(text: str) -> dict[str, str]:
             rhs = re.sub(r"\[[^\]]*\]", " ", _ALTERNATE.sub("", m["rhs"]))  # "[from ...]"
             # an explanation follows, or a nested definition ("..., with EBIT taken as ...")
             rhs = re.sub(r",?\s+(?:where|with)\b.*$", "", rhs, flags=re.S)
+            # "..., and round to two decimal places": how to report it, no operand; "... and
+            # dividing by sales": the next step of the computation, not part of the definition
+            rhs = _INSTRUCTION_TAIL.sub("", rhs)
+            rhs = re.sub(r",?\s+and\s+(?:then\s+)?(?:dividing|divide|multiplying|multiply|"
+                         r"expressing|express)\b.*$", "", rhs, flags=re.S | re.I)
+            rhs = re.sub(r",\s+i$", "", rhs.strip())      # "i.e." cut at its first full stop
             if name and name not in out:
                 out[name] = rhs
     return out
@@ -571,8 +582,13 @@ def _operand(phrase: str, ctx: _Context) -> tuple[str, str]:
                 return found
         # 3. a definition whose name is part of the phrase, longest name first
         for name in sorted(ctx.defs, key=len, reverse=True):
+            # (not when the phrase is a metric the library builds from it: "EBITDA margin on
+            # an unadjusted basis" with EBITDA defined is a margin, not EBITDA)
             if len(name) > 3 and re.search(rf"(?<![a-z0-9]){re.escape(name)}(?![a-z0-9])",
-                                           norm):
+                                           norm) and not (
+                    _RATIO_WORDS.search(re.sub(r"%|\bpercent(?:age)?\b", " ",
+                                               norm.replace(name, " ")))
+                    and _library_match(norm, ctx.library)):
                 try:
                     return _parenthesised(_expression(ctx.defs[name], sub))
                 except CalcError:
@@ -630,6 +646,29 @@ def _operand(phrase: str, ctx: _Context) -> tuple[str, str]:
     if averaged:
         return _averaged(concept, years, year), unit
     return input_name(concept, year), unit
+
+
+def _with_defined_parts(expression: str, ctx: _Context) -> str:
+    """A library metric's formula with each line item the question defines itself put in as
+    its definition ("operating margin, taking operating profit as sales minus cost of sales
+    minus SG&A": the definition replaces the operating income the formula reads). A definition
+    counts when its whole name is one vocabulary line item."""
+    if ctx.depth >= _DEPTH:
+        return expression
+    for name, rhs in ctx.defs.items():
+        terms = ctx.vocab.find_terms(name)
+        if len(terms) != 1 or terms[0][1] - terms[0][0] < len(name) - 1:
+            continue
+        concept = terms[0][2]
+
+        def defined(m: re.Match, rhs: str = rhs) -> str:
+            try:
+                return f"({_expression(rhs, _deeper(ctx, int(m[1])))[0]})"
+            except CalcError:
+                return m[0]
+
+        expression = re.sub(rf"\b{re.escape(concept)}__fy(\d{{4}})\b", defined, expression)
+    return expression
 
 
 def _averaged(name: str, years: list[int], year: int) -> str:
@@ -1100,6 +1139,11 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
         else:
             expression = per_year[0] if len(per_year) == 1 else \
                 f"(({' + '.join(per_year)}) / {len(per_year)})"
+        if main_def is None:
+            # a line item the question defines itself, read by a library formula or a shape
+            expression = _with_defined_parts(expression, _Context(
+                target, vocab, library, defs, labels=labels, described=described,
+                phrases=phrases, company_words=company_words))
         if AVERAGE_ASKED.search(text) and not AVERAGED.search(expression) and unit != "usd":
             # "sales per dollar of assets, using the average of the opening and closing
             # balances": a ratio's balances are averaged over the period's two ends
