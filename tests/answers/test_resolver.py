@@ -163,3 +163,19 @@ def test_a_row_on_the_other_side_of_income_taxes_is_never_the_phrases_line_item(
     out = resolve_rows("profit after taxes", None, facts,
                        label_gloss=_reader({}), params=ResolverParams(min_overlap=0.3))
     assert [f["page"] for f in out] == [2]
+
+
+def test_a_row_the_phrase_takes_away_is_not_what_is_left():
+    from fingap.answers.resolver import deducted_row
+
+    assert deducted_row("keep after the direct cost of making the products it sold",
+                        "Cost of sales (a)")
+    assert not deducted_row("keep after the direct cost of making the products it sold",
+                            "Gross profit")
+    # the line item named before "after" is what is asked ("profit after tax" is net income)
+    assert not deducted_row("profit after taxes", "Net income")
+    assert not deducted_row("property, plant and equipment after accumulated depreciation",
+                            "Property, plant and equipment, net")
+    assert deducted_row("property, plant and equipment after accumulated depreciation",
+                        "Accumulated depreciation")
+    assert not deducted_row("cost of sales", "Cost of sales")

@@ -108,7 +108,14 @@ from .question import (
     asked_phrase,
     definitions,
 )
-from .resolver import content_stems, gloss_phrase, read_described, stem, taxes_side_conflict
+from .resolver import (
+    content_stems,
+    deducted_row,
+    gloss_phrase,
+    read_described,
+    stem,
+    taxes_side_conflict,
+)
 
 _PERIOD_WORDS = set(
     "fy fiscal calendar year years yearly annual annually annualize annualized annualise "
@@ -1008,6 +1015,11 @@ class MeaningGate:
             elif lead > p.label_margin:
                 checks.reasons.append(f"{inp['name']}: another row on the page matches "
                                       f"{self.phrases(concept, pq)[0]!r} better (by {lead:.2f})")
+            elif deducted_row(pq.described.get(concept) or self.phrases(concept, pq)[0],
+                              inp["label"]):
+                # "what it kept after the cost of sales" is what is left, never the cost
+                checks.reasons.append(f"{inp['name']}: {inp['label']!r} is what the question "
+                                      "takes away, not what is left after it")
             elif (side := taxes_side_conflict(self.phrases(concept, pq)[0], inp["label"])):
                 # "profit after all costs and taxes" and "Income before income taxes" are close
                 # by meaning to a sentence embedder, yet opposite rows

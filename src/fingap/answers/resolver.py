@@ -109,6 +109,22 @@ def taxes_side_conflict(phrase: str, label: str) -> tuple[str, str] | None:
     return (a, b) if a and b and a != b else None
 
 
+# "what it kept after the cost of sales": what is left once the words after it are taken away
+_AFTER = re.compile(r"^(?P<lead>.*?)\b(?:after|less|net\s+of|minus)\s+(?P<rest>.+)$")
+
+
+def deducted_row(phrase: str, label: str) -> bool:
+    """Whether a row is what the phrase takes away rather than what is left: the label shares
+    words with those after "after" / "less" / "net of" and none with the words before ("keep
+    after the direct cost of the products sold" read as "Cost of sales")."""
+    m = _AFTER.match(normalise_phrase(phrase))
+    if m is None:
+        return False
+    lead, rest = content_stems(m["lead"]), content_stems(m["rest"])
+    printed = content_stems(normalise_phrase(label))
+    return bool(lead) and bool(printed & rest) and not printed & lead
+
+
 def _glossed(facts: list[dict], concept: str, score: float,
              overlap: dict[str, float]) -> list[dict]:
     """The facts the vocabulary reads as ``concept``, marked as read through the glossary."""
