@@ -107,6 +107,7 @@ from .question import (
     ParsedQuestion,
     asked_phrase,
     definitions,
+    joined_terms,
 )
 from .resolver import (
     content_stems,
@@ -1114,6 +1115,8 @@ class MeaningGate:
             if named and not company_keys(doc, self.companies) & named:
                 checks.reasons.append(f"the inputs come from {doc}, the question asks about "
                                       f"{'/'.join(sorted(named))}")
+        # "depreciation plus amortization" names the one line item the parse read
+        question = joined_terms(question, self.vocab)
         left = unexplained_words(question, pq, self.vocab, docs, self.label_stems,
                                  self.companies)
         if left:

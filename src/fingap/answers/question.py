@@ -892,6 +892,25 @@ _DIVIDED_AFTER_COMMA = re.compile(r"^(?P<a>[^()]+?),\s+divided\s+by\s+(?P<b>[^()
 _ADDITIVE = re.compile(r"\s-\s|[+]|\b(?:plus|minus|less)\b", re.I)
 
 
+# "depreciation plus amortization": two words that together are one printed line item's name
+_PLUS_IN_A_TERM = re.compile(r"\b([a-z]+)\s+plus\s+([a-z]+)\b", re.I)
+
+
+def _one_line_item(m: re.Match, vocab: Vocabulary) -> str:
+    """ "A plus B" as "A and B" when "A and B" is one vocabulary line item's term, which the
+    page prints as one row ("Depreciation and amortization"); else as written."""
+    joined = f"{m[1]} and {m[2]}"
+    terms = vocab.find_terms(normalise_phrase(joined))
+    whole = len(terms) == 1 and terms[0][0] == 0 and \
+        terms[0][1] >= len(normalise_phrase(joined))
+    return joined if whole else m[0]
+
+
+def joined_terms(text: str, vocab: Vocabulary) -> str:
+    """The text with each "A plus B" that names one printed line item read as "A and B"."""
+    return _PLUS_IN_A_TERM.sub(lambda m: _one_line_item(m, vocab), text)
+
+
 def _expression(text: str, ctx: _Context) -> tuple[str, str]:
     """An arithmetic phrase ("FY2019 revenue / (average PP&E between FY2018 and FY2019)",
     "EBITDA less capex") as (calculator expression, unit)."""
@@ -899,6 +918,7 @@ def _expression(text: str, ctx: _Context) -> tuple[str, str]:
     text = strip_period_phrases(_drop_remarks(text))
     text = LISTED_TOGETHER.sub(_listed_sum, text)
     text = _SUM_OF_TWO.sub(lambda m: f"({m['a']} plus {m['b']})", text)
+    text = joined_terms(text, ctx.vocab)
     if (m := _DIVIDED_AFTER_COMMA.match(text.strip())) and _ADDITIVE.search(m["b"]):
         text = f"({m['a']}) divided by ({m['b'].strip(' .,')})"
     out: list[str] = []
