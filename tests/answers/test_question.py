@@ -772,11 +772,11 @@ def test_a_definition_given_as_an_instruction_replaces_the_line_item():
 
 def test_two_words_added_that_name_one_printed_line_item_are_that_line_item():
     # "depreciation plus amortization" is the one row "Depreciation and amortization"
-    pq = parse_question("What was ACME's 2022 operating profit plus depreciation plus "
-                        "amortization?")
+    pq = parse_question("What was ACME's EBITDA for 2022, taken here as operating profit plus "
+                        "depreciation plus amortization?")
     assert pq.expression == "operating_income__fy2022 + depreciation_amortization__fy2022", \
         pq.expression
     # two line items stay two
-    pq = parse_question("What was ACME's 2022 operating income plus depreciation and "
-                        "amortization?")
-    assert pq.expression.count("+") == 1
+    pq = parse_question("What was ACME's EBITDA for 2022, taken here as operating profit plus "
+                        "depreciation plus interest expense?")
+    assert pq.expression.count("+") == 2, pq.expression

@@ -893,7 +893,9 @@ _ADDITIVE = re.compile(r"\s-\s|[+]|\b(?:plus|minus|less)\b", re.I)
 
 
 # "depreciation plus amortization": two words that together are one printed line item's name
-_PLUS_IN_A_TERM = re.compile(r"\b([a-z]+)\s+plus\s+([a-z]+)\b", re.I)
+# (the second word a lookahead: in "profit plus depreciation plus amortization" each "plus" is
+# tried)
+_PLUS_IN_A_TERM = re.compile(r"\b([a-z]+)\s+plus\s+(?=([a-z]+)\b)", re.I)
 
 
 def _one_line_item(m: re.Match, vocab: Vocabulary) -> str:
@@ -903,7 +905,7 @@ def _one_line_item(m: re.Match, vocab: Vocabulary) -> str:
     terms = vocab.find_terms(normalise_phrase(joined))
     whole = len(terms) == 1 and terms[0][0] == 0 and \
         terms[0][1] >= len(normalise_phrase(joined))
-    return joined if whole else m[0]
+    return f"{m[1]} and " if whole else m[0]
 
 
 def joined_terms(text: str, vocab: Vocabulary) -> str:
