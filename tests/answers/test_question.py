@@ -780,3 +780,11 @@ def test_two_words_added_that_name_one_printed_line_item_are_that_line_item():
     pq = parse_question("What was ACME's EBITDA for 2022, taken here as operating profit plus "
                         "depreciation plus interest expense?")
     assert pq.expression.count("+") == 2, pq.expression
+
+
+def test_what_share_of_a_whole_consisted_of_a_part():
+    pq = parse_question("At the end of 2022, what share of ACME's obligations due within one year "
+                        "consisted of the bills it owed to its suppliers? Express as a "
+                        "percentage.", company_words=frozenset({"acme", "acmes"}))
+    assert pq.figure and pq.unit == "percent", pq.reason
+    assert pq.expression.startswith("((row_bills_it_owed_suppliers__fy2022) / ("), pq.expression

@@ -222,7 +222,8 @@ _VERB = r"(?:is|was|were|are|did|does|do|has|have|will)"
 _SHARE_WORDS = r"(?:%|percent(?:age)?|share|portion|fraction|proportion)"
 _ASKED = re.compile(
     rf"\bwhat\s+{_SHARE_WORDS}\s+of\s+(?P<pct_of>[^?]+?)\s+"
-    r"(?:did|does|do|was|were|is|went|goes|go|came|comes|come)\s+(?P<pct_rest>[^?]+)"
+    r"(?:did|does|do|was|were|is|went|goes|go|came|comes|come|consisted|consists|consist)\s+"
+    r"(?P<pct_rest>[^?]+)"
     # "how much did X grow (in percent)": the growth of X, or its change in an amount
     # (its subject a few words with no "to"/"on"/"for": "how much did X spend to increase ..."
     # asks for the spending)
@@ -471,8 +472,10 @@ def asked_phrase(text: str, keep_remarks: bool = False) -> str | None:
         # "what portion of sales was absorbed by COGS" -> "COGS as a % of sales"
         # "what portion of revenue came from services (rather than from products)": the part
         # is what follows the preposition, up to a contrast, which names another part
-        part = re.search(r"\b(?:as|on|for|in|by|to|into|through|from)\s+(?P<x>.+)$",
-                         m["pct_rest"])
+        # ("what share of its obligations consisted of amounts owed to suppliers": the part
+        # is what it consisted of)
+        part = re.match(r"of\s+(?P<x>.+)$", m["pct_rest"]) or re.search(
+            r"\b(?:as|on|for|in|by|to|into|through|from)\s+(?P<x>.+)$", m["pct_rest"])
         x = re.sub(r",?\s+rather\s+than\b.*$", "", part["x"] if part else m["pct_rest"])
         phrase = f"{x} as a % of {m['pct_of']}"
     elif m["grew"] or m["grew2"]:
