@@ -8,6 +8,7 @@ from fingap.answers.expression_checks import (
     change_reason,
     complement_reason,
     dimension_reason,
+    operations_not_taken,
     repeat_reason,
     scale_reason,
     self_difference_reason,
@@ -177,3 +178,15 @@ def test_days_and_a_percent_do_not_add():
                         "/ 2") is None
     assert scale_reason("365 * ap__fy2020 / (cogs__fy2020 + inventory__fy2020 - "
                         "inventory__fy2019)") is None
+
+
+def test_words_that_name_one_line_item_state_no_addition():
+    ratio = "cfo__fy2015 / total_current_liabilities__fy2015"
+    for q in ("Divide operating cash flow by the sum of its current liabilities.",
+              "How much depreciation did ACME add back to earnings in its cash flow statement?",
+              "Taking operating cash flow and subtracting what it spent adding to plant and "
+              "equipment, what free cash flow did it produce?"):
+        assert ast.Add not in operations_not_taken(q, ratio), q
+    for q in ("Divide A by the sum of cash and receivables.",
+              "Add back the depreciation to operating income, then divide by revenue."):
+        assert ast.Add in operations_not_taken(q, ratio), q

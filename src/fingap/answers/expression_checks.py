@@ -243,8 +243,12 @@ def annualize_reason(question: str, pq: ParsedQuestion) -> str | None:
 _STATED_OPERATIONS = {
     # ... and a list of parts "taken together" ("cash, investments and receivables, taken
     # together"), which the parser reads as their sum (``question.LISTED_TOGETHER``)
-    ast.Add: ("adds", re.compile(r"\bplus\b|\badded\s+to\b|\bsum\b|\s\+\s|"
-                                 r"\badd(?:s|ing)?\b.{1,80}?\bto\b|"
+    # ("the sum of its current liabilities" names one total, "add back to earnings" and
+    # "adding to plant and equipment" describe one line item: no addition of two)
+    ast.Add: ("adds", re.compile(r"\bplus\b|\badded\s+to\b|\s\+\s|"
+                                 r"\bsum\s+of\s+[^.?;,]*?\band\b|"
+                                 r"\bsum\s+of\s+[^.?;,]+,\s+[^.?;,]+?,?\s+and\b|"
+                                 r"\badd(?:s|ing)?\s+(?!to\b|back\s+to\b)\S.{0,80}?\bto\b|"
                                  r",\s+[^,.?;:()]+?,?\s+and\s+[^,.?;:()]+?,?\s+(?:taken\s+"
                                  r"together|added\s+(?:together|up)|combined|together|"
                                  r"in\s+total)\b", re.I | re.S)),
