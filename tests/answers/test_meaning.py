@@ -730,3 +730,13 @@ def test_printed_inputs_that_cancel_exactly_are_withheld():
     assert plausibility_reason(pq, "", 5.0, parts) is None
     # an input printed as 0 makes a 0 result no contradiction
     assert plausibility_reason(pq, "", 0.0, parts[:2] + [{"value": 0.0}]) is None
+
+
+def test_words_of_how_a_figure_is_averaged_or_dated_name_no_line_item():
+    vocab = Vocabulary.load()
+    for ok in ("What was ACME's net margin, averaging the three annual margins over 2020, 2021 "
+               "and 2022?",
+               "What were ACME's 2022 days payable: 365 times the average of accounts payable "
+               "between those two dates, divided by cost of goods sold?"):
+        assert not {"averaging", "margins", "dates"} & set(
+            unexplained_words(ok, parse_question(ok), vocab, {DOC})), ok

@@ -143,7 +143,8 @@ _COMMON = set(
     "financial position consolidated p l loss profit line item items primarily only "
     "respectively value level size generate generated support supported post posted book booked "
     # the shape words of the expression the parse built (checked by (f), not by name)
-    "margin ratio ratios rate average averaged averages avg mean across each every growth change "
+    "margin margins ratio ratios rate average averaged averages averaging avg mean across each "
+    "every growth change dates "
     "decreased "
     "changed yoy percent % less plus minus times "
     "divided over add added adding subtract subtracted sum x "
