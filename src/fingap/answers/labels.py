@@ -107,20 +107,24 @@ def balance_side(text: str) -> str | None:
 
 
 # money that moves during a period: spent, paid or bought ...
-FLOW_WORDS = re.compile(r"\b(?:spen[dt]|spending|buy(?:ing)?|bought|purchas\w*|paid|pay(?:ing)?|"
+_FLOW_WORDS = re.compile(r"\b(?:spen[dt]|spending|buy(?:ing)?|bought|purchas\w*|paid|pay(?:ing)?|"
                          r"outlays?|invested\s+in)\b", re.I)
 # ... and cash that operations generate (a balance of other assets "generates" sales in a
 # turnover ratio's words, so these are read only of cash)
-CASH_GENERATED = re.compile(r"\bcash\b.*\b(?:generat(?:e|es|ed|ing)|brought\s+in|bring\s+in|"
+_CASH_GENERATED = re.compile(r"\bcash\b.*\b(?:generat(?:e|es|ed|ing)|brought\s+in|bring\s+in|"
                              r"produc(?:e|es|ed)|throw(?:s|n)?\s+off|threw\s+off)\b", re.I)
+
+
+def moves_money(text: str) -> bool:
+    """Whether a phrase's words say money was spent, paid or generated."""
+    return _FLOW_WORDS.search(text) is not None or _CASH_GENERATED.search(text) is not None
 
 
 def money_moved(text: str) -> bool:
     """Whether a phrase asks for money spent, paid or generated over a period (a flow), never
     a balance read at an instant; what a company owes or owns for it is a balance still
     ("what it owes for goods bought on credit")."""
-    return (FLOW_WORDS.search(text) is not None or CASH_GENERATED.search(text) is not None) \
-        and balance_side(text) is None
+    return moves_money(text) and balance_side(text) is None
 
 
 # a row of amounts per share ("Cash dividends declared per common share", "Net income per

@@ -59,6 +59,7 @@ import ast
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 
 import numpy as np
 
@@ -92,11 +93,10 @@ from .gate import (
 from .glossary import Glossary, GlossParams, load_meanings
 from .label_match import LabelMatcher
 from .labels import (
-    CASH_GENERATED,
-    FLOW_WORDS,
     Vocabulary,
     balance_side,
     horizon,
+    moves_money,
     normalise_label,
     normalise_phrase,
 )
@@ -534,13 +534,14 @@ def _qualifier_in_meaning(words: Sequence[str], i: int, concepts: Sequence[str])
     after = _next_stem(words, i)
     if kind is None or after is None:
         return False
-    meanings = load_meanings()
-    for c in concepts:
-        for m in meanings.get(c, ()):
-            mw = normalise_phrase(m).split()
-            if any(w in kind and _next_stem(mw, j) == after for j, w in enumerate(mw)):
-                return True
-    return False
+    return any(w in kind and _next_stem(mw, j) == after
+               for c in concepts for mw in _meaning_words(c) for j, w in enumerate(mw))
+
+
+@cache
+def _meaning_words(concept: str) -> tuple[tuple[str, ...], ...]:
+    """The normalised words of each glossary meaning of a concept."""
+    return tuple(tuple(normalise_phrase(m).split()) for m in load_meanings().get(concept, ()))
 
 
 def _meaning_stems(concepts: Sequence[str | None]) -> frozenset[str]:
@@ -1041,8 +1042,7 @@ class MeaningGate:
                                       "(other ...), which the question does not ask for")
             elif (inp.get("statement") == "balance_sheet" or
                   _stock(concept, self.vocab, inp.get("statement") or "")) and \
-                    (FLOW_WORDS.search(self.own_words(self.phrases(concept, pq)[0], inp)) or
-                     CASH_GENERATED.search(self.own_words(self.phrases(concept, pq)[0], inp))) \
+                    moves_money(self.own_words(self.phrases(concept, pq)[0], inp)) \
                     and balance_side(pq.described.get(concept) or
                                      self.phrases(concept, pq)[0]) is None:
                 # "cash spent buying plant and equipment", "the cash its operations generated"

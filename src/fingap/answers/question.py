@@ -377,11 +377,17 @@ def _imperatives(text: str) -> str:
     return _ADD_VERB.sub(" plus ", text)
 
 
+def _only_back_words(words: str) -> bool:
+    """Whether the words name nothing but what an instruction produced, with its unit and
+    rounding ("the result, in millions of US dollars", "that ratio")."""
+    return not _BACK_WORDS.sub(" ", normalise_phrase(words)).strip()
+
+
 def refers_back(text: str) -> bool:
     """Whether the question sentence names nothing but what an instruction produced ("What is
     the result, in millions of US dollars?", "What is that ratio?")."""
     asked = asked_phrase(text)
-    return asked is not None and not _BACK_WORDS.sub(" ", normalise_phrase(asked)).strip()
+    return asked is not None and _only_back_words(asked)
 
 
 def instruction_as_question(text: str) -> str | None:
@@ -396,7 +402,7 @@ def instruction_as_question(text: str) -> str | None:
         # pay its suppliers?"), followed by an instruction that spells out the arithmetic
         m = next((m for m in _INSTRUCTION.finditer(text) if m.start() >= question_at >= 0
                   and _ARITHMETIC.search(m["x"])), None)
-    elif _BACK_WORDS.sub(" ", normalise_phrase(asked)).strip():
+    elif not _only_back_words(asked):
         return None
     else:
         m = next((m for m in _INSTRUCTION.finditer(text)
@@ -759,7 +765,7 @@ def _label_input(norm: str, ctx: _Context, phrase: str, whole: bool = True) -> s
     # ... nor is "the result, in millions of US dollars": words that refer back to a
     # computation the question spells out elsewhere
     if len(words) < 2 or len(name_words(maturity_as_one_word(norm))) > _MAX_LABEL_WORDS or \
-            _RATIO_WORDS.search(norm) or not _BACK_WORDS.sub(" ", " ".join(words)).strip():
+            _RATIO_WORDS.search(norm) or _only_back_words(" ".join(words)):
         raise CalcError(f"no line item recognised in {phrase.strip()!r}")
     name = LABEL_PREFIX + "_".join(re.sub(r"[^a-z]", "", w) or "x" for w in words)
     ctx.labels[name] = " ".join(words)
