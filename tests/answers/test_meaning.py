@@ -740,3 +740,24 @@ def test_words_of_how_a_figure_is_averaged_or_dated_name_no_line_item():
                "between those two dates, divided by cost of goods sold?"):
         assert not {"averaging", "margins", "dates"} & set(
             unexplained_words(ok, parse_question(ok), vocab, {DOC})), ok
+
+
+def test_coverage_reads_the_labels_of_the_rows_read():
+    vocab = Vocabulary.load()
+    q = ("How much cash did ACME generate from its operating activities in FY2022? "
+         "USD millions.")
+    pq = parse_question(q)
+    printed = ["Net cash provided by operating activities"]
+    # the words the row read prints name it; a word it does not print is still left over
+    assert "activities" not in unexplained_words(q, pq, vocab, {DOC}, printed=printed)
+    q2 = ("How much cash did ACME generate from its operating activities, apart from the "
+          "hedging program, in FY2022? USD millions.")
+    assert "hedging" in unexplained_words(q2, parse_question(q2), vocab, {DOC}, printed=printed)
+    # a maturity and a whole the question words its own way, printed by a total row
+    q3 = ("What was the combined value of ACME's assets expected to be turned into cash or used "
+          "up within a year, at December 31, 2022? USD millions.")
+    pq3 = parse_question(q3)
+    left = unexplained_words(q3, pq3, vocab, {DOC}, printed=["Total current assets"])
+    assert not {"combined", "up", "within", "year"} & set(left)
+    left = unexplained_words(q3, pq3, vocab, {DOC}, printed=["Cash and cash equivalents"])
+    assert "combined" in left

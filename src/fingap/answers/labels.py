@@ -77,6 +77,12 @@ def maturity_as_one_word(text: str) -> str:
     return _LONG.sub(" noncurrent ", _SHORT.sub(" current ", text))
 
 
+def maturity_spans(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, "short" | "long") of each phrase of ``text`` that gives a maturity."""
+    return [(m.start(), m.end(), kind) for kind, pattern in (("short", _SHORT), ("long", _LONG))
+            for m in pattern.finditer(text)]
+
+
 def horizon(text: str) -> str | None:
     """"short" (due within a year), "long" (after it) or None, as a phrase or label says."""
     text = _NETTED.sub("", normalise_phrase(text))
