@@ -168,6 +168,24 @@ def test_a_row_off_the_statement_the_question_names(gate):
     assert any("the row sits on income" in r for r in g.reasons), g.reasons
 
 
+def test_the_one_statement_named_belongs_to_the_input_read_there(gate):
+    # "... plus the D&A added back in the cash flow statement": the statement named holds the
+    # D&A; the profit the question describes in its own words is read from the income statement
+    q = ("What was ACME's FY2022 EBITDA, taken as its profit from operations plus the D&A "
+         "added back in the cash flow statement? USD millions.")
+    pq = parse_question(q)
+    profit = _input("row_profit_operations__fy2022", "row_profit_operations", "Operating income",
+                    7207.0, 2, statement="income")
+    pq.labels["row_profit_operations"] = "profit from operations"
+    da = _input("depreciation_amortization__fy2022", "depreciation_amortization",
+                "Depreciation and amortization", 1488.0, 1, statement="cash_flow")
+    g = gate.check(q, pq, [profit, da], 8695.0, 8695.0)
+    assert not any("the row sits on" in r for r in g.reasons), g.reasons
+    # with no input read on the statement named, the row off it is still reported
+    g = gate.check(q, pq, [profit], 7207.0, 7207.0)
+    assert any("the row sits on income" in r for r in g.reasons), g.reasons
+
+
 def test_coverage_finds_what_the_parse_left_out():
     vocab = Vocabulary.load()
     q = ("How much did ACME spend on capital investment in fixed assets during the year ended "
@@ -263,6 +281,11 @@ def test_the_latest_column_ends_where_the_question_dates_its_period():
     assert period_end_reason(q2, [ColumnHeader(2022, None, "Dec")]) is None
     assert period_end_reason(q2, [ColumnHeader(2022, None, None)]) is None
     assert period_end_reason("What was ACME's FY2022 revenue?", [ColumnHeader(2021)]) is None
+    # years listed after a date end on its day: the latest is the one the columns must reach
+    q3 = ("Over ACME's fiscal years ended May 31, 2016, 2017 and 2018, what was its average "
+          "gross margin?")
+    assert period_end_reason(q3, [ColumnHeader(2018, None, "May")]) is None
+    assert "ends in May 2019" in period_end_reason(q3, [ColumnHeader(2019, None, "May")])
 
 
 def test_a_balance_stands_at_one_of_the_dates_the_question_names():

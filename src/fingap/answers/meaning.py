@@ -107,6 +107,7 @@ from .question import (
     LABEL_PREFIX,
     ParsedQuestion,
     asked_phrase,
+    dates_named,
     definitions,
     joined_terms,
 )
@@ -213,8 +214,6 @@ def qualifiers_of(label: str) -> set[str]:
     return {name for name, pattern in _QUALIFIERS.items() if pattern.search(label)}
 
 
-_DATED = re.compile(r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2},?\s+"
-                    r"((?:19|20)\d{2})\b", re.I)
 _NON_GAAP_PAGE = re.compile(r"\breconciliations?\b|\bnon-?\s?gaap\b", re.I)
 _ASKS_ADJUSTED = re.compile(r"(?<!un)adjusted|non-?\s?gaap|organic|pro\s+forma", re.I)
 
@@ -224,7 +223,7 @@ def period_end_reason(question: str, columns: list[ColumnHeader]) -> str | None:
     read must end then (a neighbouring month's turn allowed for 52/53-week years): a fiscal
     year's columns printed under the year before (a retailer's fiscal 2024 half ends in July
     2023) cannot stand for it."""
-    dated = [(int(y), _MONTHS.index(m[:3].capitalize())) for m, y in _DATED.findall(question)]
+    dated = [(int(d[:4]), int(d[5:7]) - 1) for d in dates_named(question)]
     if not dated or not columns:
         return None
     year, month = max(dated)
@@ -1107,8 +1106,15 @@ class MeaningGate:
                 # a row of its own statement is read even where the question names another
                 # ("capex as a share of revenue, from the cash flow statement"), but not where
                 # the question names the two or more it works from and this is neither
+                # a row the vocabulary gives no statement (a label operand) is read from a
+                # primary statement when the one statement named holds another input ("the
+                # dividends from the cash flow statement, divided by the profit for common
+                # shareholders"): the name belongs to that input
+                named_elsewhere = home is None and len(pq.statements) == 1 and \
+                    statement in PRIMARY_STATEMENTS and any(
+                        o is not inp and o.get("statement") in pq.statements for o in inputs)
                 if reason is None and pq.statements and statement not in pq.statements and \
-                        (statement != home or len(pq.statements) > 1):
+                        (statement != home or len(pq.statements) > 1) and not named_elsewhere:
                     reason = f"the row sits on {statement}, the question names " + \
                         "/".join(pq.statements)
                 found.append(reason)

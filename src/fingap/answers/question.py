@@ -131,11 +131,25 @@ _MONTH_NUMBER = {m: i + 1 for i, m in enumerate(
     ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"))}
 
 
+# the years listed after a date share its month and day ("the years ended May 31, 2016, 2017
+# and 2018")
+_LISTED_YEAR = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+)((?:19|20)\d{2})\b")
+
+
 def dates_named(text: str) -> list[str]:
-    """The dates a question names, as ISO dates: "as of July 29, 2023" -> ["2023-07-29"]."""
-    return [f"{int(m.group(3)):04d}-{_MONTH_NUMBER[m.group(1).lower()]:02d}-"
-            f"{int(m.group(2)):02d}" for m in _DATE_IN_TEXT.finditer(text)
-            if 1 <= int(m.group(2)) <= 31]
+    """The dates a question names, as ISO dates: "as of July 29, 2023" -> ["2023-07-29"];
+    "May 31, 2016, 2017 and 2018" -> three May 31s."""
+    out = []
+    for m in _DATE_IN_TEXT.finditer(text):
+        if not 1 <= int(m.group(2)) <= 31:
+            continue
+        years, pos = [m.group(3)], m.end()
+        while (listed := _LISTED_YEAR.match(text, pos)):
+            years.append(listed.group(1))
+            pos = listed.end()
+        out += [f"{int(y):04d}-{_MONTH_NUMBER[m.group(1).lower()[:3]]:02d}-{int(m.group(2)):02d}"
+                for y in years]
+    return out
 
 
 def fiscal_years(text: str) -> list[int]:
