@@ -81,6 +81,23 @@ def test_header_columns_read_durations_and_end_months():
     assert hit.columns[0].duration is None and hit.statement == "balance_sheet"
 
 
+
+def test_a_release_whose_column_heads_come_last_with_unmarked_percents():
+    from fingap.answers.gate import row_hits
+
+    # the PDF draws "FOURTH QUARTER 2022 2021" after the table, and each period prints an
+    # amount and its percent of sales (no "%"), then a change column
+    text = ("Condensed Consolidated Statement of Earnings\nPercent\nPercent\nAmount\n"
+            "to Sales\nAmount\nto Sales\n(Decrease)\nSales to customers\n23,706\n100.0\n"
+            "24,804\n100.0\n(4.4)\nCost of products sold\n7,765\n32.8\n7,955\n32.1\n(2.4)\n"
+            "(1) See Reconciliation.\nFOURTH QUARTER\n2022\n2021\n")
+    (hit,) = row_hits(text, "Cost of products sold", 7955)
+    assert [(c.year, c.duration) for c in hit.columns] == [(2022, "3M"), (2021, "3M")]
+    assert hit.hits == [1]
+    # a percent cell is no amount of either period
+    assert row_hits(text, "Cost of products sold", 32.8) == []
+
+
 def test_a_dash_cell_above_a_number_is_two_cells():
     text = "Proceeds from sale of businesses\n-\n1,065\n"
     assert value_on_page(1065, text) and not value_on_page(-1065, text)

@@ -175,7 +175,7 @@ def row_hits(text: str, label: str, value: float, magnitude: bool = False) -> li
                 break
             values.extend(c.value for c in cells)
             pcts.extend(c.percent for c in cells)
-        columns = _header_columns(items[:j])
+        columns = _header_columns(items[:j]) or _trailing_header(items)
         if not values or not columns:
             continue
         if len(values) != len(columns) and len(pcts) == len(values):
@@ -183,6 +183,11 @@ def row_hits(text: str, label: str, value: float, magnitude: bool = False) -> li
             kept = [v for v, pct in zip(values, pcts, strict=True) if not pct]
             if len(kept) == len(columns):
                 values = kept
+        if len(values) in (2 * len(columns), 2 * len(columns) + 1) and \
+                sum(it.strip().lower() == "amount" for it in items[:j]) == len(columns):
+            # "Amount | Percent to Sales" heads with the percents printed without "%" (and a
+            # change column after them): each period's amount is the first of its two cells
+            values = values[0:2 * len(columns):2]
         if len(values) != len(columns):
             # quarterly layouts repeat the years (three months, six months): align modulo
             if len(values) % len(columns) != 0:
@@ -245,6 +250,14 @@ def _header_group(items: list[str]) -> tuple[int, list[int]]:
 def _header_like(item: str) -> bool:
     """A title or header line, not prose ("... included in this Annual Report ...")."""
     return len(item) <= 80 and not item.rstrip().endswith(".")
+
+
+def _trailing_header(items: list[str]) -> list[ColumnHeader]:
+    """The header of a page whose text gives it last, after every row of numbers (the PDF
+    drew its column heads after the table): its columns, or [] when none closes the page."""
+    last = max((k for k, it in enumerate(items) if _is_number_item(it) and not _years_of(it)),
+               default=-1)
+    return _header_columns(items[last + 1:])
 
 
 def _header_columns(items: list[str]) -> list[ColumnHeader]:
