@@ -586,7 +586,11 @@ def test_a_list_of_years_after_the_asked_figure_is_its_period():
     for q in ("What was ACME's cost of sales as a percentage of its sales, averaged over "
               "fiscal 2020, 2021 and 2022?",
               "What was ACME's cost of sales as a percentage of its sales over fiscal 2020, 2021 "
-              "and 2022, averaged?"):
+              "and 2022, averaged?",
+              "What was ACME's cost of sales as a percentage of its sales, averaged over the "
+              "three fiscal years 2020, 2021 and 2022?",
+              "What was the average, over 2020, 2021 and 2022, of ACME's cost of sales as a "
+              "percentage of its sales?"):
         pq = parse_question(q)
         assert pq.figure, (q, pq.reason)
         assert pq.expression.count("cogs__fy") == 3 and pq.expression.endswith("/ 3)")

@@ -43,7 +43,9 @@ _YEAR_RANGE = re.compile(r"(?:\bfy|\bfiscal(?:\s+year)?)?\s*'?\d{2,4}\s*(?:-|\u2
 # what a list of years leaves at the end of the asked phrase once its years are read
 # ("..., averaged over fiscal 2016, 2017 and 2018" -> "..., averaged over , and")
 _YEAR_LIST_TAIL = re.compile(r"[\s,]*(?:\b(?:averaged|on\s+average|over|for|in|across|during|"
-                             r"each|of|the|fiscal(?:\s+years?)?|and|to|through)\b[\s,]*)*$", re.I)
+                             r"each|of|the|(?:(?:two|three|four|five)\s+)?(?:fiscal|calendar)"
+                             r"(?:\s+years?)?|(?:two|three|four|five)(?:\s+years)?|and|to|"
+                             r"through)\b[\s,]*)*$", re.I)
 # a dated period: month (1), day (2), year (3)
 _DATE_IN_TEXT = re.compile(r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+"
                            r"(\d{1,2}),?\s+((?:19|20)\d{2})\b", re.I)
@@ -1024,6 +1026,19 @@ _QUOTED = re.compile(r"(?:^|(?<=[\s(]))['\u2018\"\u201c]([A-Za-z][A-Za-z ,&\-]{2
                      r"['\u2019\"\u201d](?=[\s.,;:?)]|$)")
 
 
+# "the average, over 2019, 2020 and 2021, of X?": the years set between "average" and what is
+# averaged
+_AVERAGE_YEARS_BETWEEN = re.compile(
+    r"\b(average|mean)\s*,\s*((?:over|across|for|in|during)\s+(?:the\s+)?(?:fiscal\s+)?(?:years?\s+)?"
+    r"(?:(?:fy\s*)?(?:19|20)\d{2}\s*,?\s*(?:and\s+|to\s+|through\s+)?)+)\s*,\s*of\b([^?.]*)", re.I)
+
+
+def _years_after_average(text: str) -> str:
+    """"the average, over A, B and C, of X?" -> "the average of X over A, B and C?"."""
+    return _AVERAGE_YEARS_BETWEEN.sub(
+        lambda m: f"{m.group(1)} of{m.group(3).rstrip()} {m.group(2).strip().rstrip(',')}", text)
+
+
 def parse_question(text: str, vocab: Vocabulary | None = None,
                    doc_type: str | None = None,
                    company_words: frozenset[str] = frozenset()) -> ParsedQuestion:
@@ -1036,6 +1051,7 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
     if not text or not text.strip():
         return ParsedQuestion(False, NOT_FIGURE_REASONS[0])
     text, fiscal_of = date_the_periods(text)
+    text = _years_after_average(text)
     statements = [k for k, p in _STATEMENT_WORDS if p.search(text)]
     duration = "12M"
     for pattern, dur in _QUARTER:
