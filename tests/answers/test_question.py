@@ -792,3 +792,11 @@ def test_what_share_of_a_whole_consisted_of_a_part():
                         "percentage.", company_words=frozenset({"acme", "acmes"}))
     assert pq.figure and pq.unit == "percent", pq.reason
     assert pq.expression.startswith("((row_bills_it_owed_suppliers__fy2022) / ("), pq.expression
+
+
+def test_an_abbreviation_joined_by_and_keeps_its_letters():
+    # "D&A" is written "d and a": its "a" is the abbreviation's, not an article
+    pq = parse_question("What was ACME's D&A as a share of its sales for fiscal 2022?")
+    assert pq.expression == "((depreciation_amortization__fy2022) / (revenue__fy2022) * 100)"
+    pq = parse_question("What was ACME's ratio of capex to its D&A charge in fiscal 2022?")
+    assert pq.figure and "depreciation_amortization__fy2022" in pq.expression, pq.reason

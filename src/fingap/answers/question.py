@@ -266,9 +266,11 @@ _TAKEN_AS = re.compile(r",\s+(?:taken|measured|read)\s+as\s+[^,?]*(?:,|(?=\?)|$)
 _ALTERNATE = re.compile(r"(?<=[A-Za-z])/\s*\([a-z ]{1,20}\)", re.I)
 # adjusted / non-GAAP measures are not on the statements: the structured path leaves them alone
 _ADJUSTED = re.compile(r"(?<!un)adjusted|non-gaap|organic|pro\s+forma", re.I)
-# (not the "A" of "D&A" or "R&D": a letter after "&" is an abbreviation's)
-_FILLER = re.compile(r"(?<!&)\b(?:unadjusted|reported|gaap|amount|figure|value|year[- ]end|"
-                     r"the|a|an|its|their|in\s+usd\s+\w+|in\s+units?\s+of\s+\w+)\b", re.I)
+# (not the "A" of "D&A" or "R&D": a letter after "&" is an abbreviation's, also once "&" is
+# written "and": "d and a")
+_FILLER = re.compile(r"(?<!&)(?<!\b[a-z]\sand\s)\b(?:unadjusted|reported|gaap|amount|figure|"
+                     r"value|year[- ]end|the|a|an|its|their|in\s+usd\s+\w+|"
+                     r"in\s+units?\s+of\s+\w+)\b", re.I)
 _MARGIN = re.compile(r"^(?P<x>.+?)\s*(?:%\s*)?margin$")
 _AS_PERCENT_OF = re.compile(r"^(?P<x>.+?)\s+as\s+(?:a\s+)?(?:%|percent|percentage|share|"
                             r"proportion|fraction|portion)\s+of\s+"
