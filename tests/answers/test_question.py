@@ -689,6 +689,20 @@ def test_an_instruction_that_divides_is_asked_as_a_division():
     assert division_as_question("What was it? Divide net income by equity.").startswith(
         "What is net income, divided by equity?")
     assert division_as_question("What was ACME's net income in 2022?") is None
+    # a division for each of the years listed, then averaged, is asked averaged over them
+    q3 = ("For each of ACME's fiscal years 2020, 2021 and 2022, divide the money spent on plant "
+          "and equipment by that year's revenue, then average the three results. Answer in "
+          "percent.")
+    restated = division_as_question(q3)
+    assert restated.startswith("What is the money spent on plant and equipment, divided by "
+                               "that year's revenue, averaged over 2020, 2021 and 2022?"), restated
+    pq = parse_question(restated)
+    assert pq.expression.count("capex__fy") == 3 and pq.unit == "percent", pq.expression
+    restated = division_as_question(
+        "For ACME, divide capex by revenue for each of 2020, 2021 and 2022, then take the simple "
+        "mean of those three percentages. What is it, in percent?")
+    assert restated.startswith("What is capex, divided by revenue, averaged over 2020, 2021 and "
+                               "2022? . What is it"), restated
     # "take A, divide it by B, and multiply by 365" after a colon; "Using A, divided by B,
     # what ...?" cut before the question words
     q2 = ("Measure how long it took ACME to collect: take the mean of its receivables, divide "

@@ -306,7 +306,9 @@ _DIVIDE_INSTRUCTION = [
                r"(?P<b>[^.?;]+)", re.I),
     re.compile(r"(?:^|[.?!:]\s+)(?P<verb>use|take|using|taking)\s+(?P<a>[^.?;]+?),?\s+divided\s+by\s+"
                r"(?P<b>[^.?;]+)", re.I),
-    re.compile(r"(?:^|[.?!:]\s+)(?P<verb>divide)\s+(?P<a>[^.?;]+?)\s+by\s+(?P<b>[^.?;]+)", re.I),
+    # ("For ACME, divide A by B")
+    re.compile(r"(?:^|[.?!:]\s+)(?:for\s+[^,.?;]{1,40},\s+)?(?P<verb>divide)\s+(?P<a>[^.?;]+?)\s+"
+               r"by\s+(?P<b>[^.?;]+)", re.I),
 ]
 # "..., and multiply by 365" after a division: a factor of the whole
 _THEN_MULTIPLY = re.compile(r",?\s+(?:and\s+)?(?:then\s+)?multipl(?:y|ied)\s+(?:it\s+|that\s+|"
@@ -320,12 +322,38 @@ _INSTRUCTION_TAIL = re.compile(r",\s+(?:what|how)\b.*$|"
                                r"report(?:ing)?|stat(?:e|ing)|show(?:ing)?)\b.*$", re.I | re.S)
 
 
+# a division done "for each of" the years listed and then averaged ("For each of fiscal 2018,
+# 2019 and 2020, divide A by B, then average the three results")
+_YEAR_LIST = (r"(?:fy\s*)?(?:19|20)\d{2}(?:\s*,\s*(?:and\s+)?(?:fy\s*)?(?:19|20)\d{2}|"
+              r"\s+and\s+(?:fy\s*)?(?:19|20)\d{2})+")
+_FOR_EACH = re.compile(rf",?\s*\bfor\s+each\s+of\s+(?:[\w'\u2019]+\s+){{0,5}}?"
+                       rf"(?P<years>{_YEAR_LIST})", re.I)
+_THEN_AVERAGE = re.compile(r",?\s+(?:and\s+)?(?:then\s+)?(?:average|take\s+the\s+(?:simple\s+)?"
+                           r"(?:mean|average)\s+of)\s+(?:the|those|these|all)\s+(?:two|three|four|"
+                           r"five|\d+)\b[^.?;]*", re.I)
+
+
+def _each_then_averaged(text: str) -> tuple[str, str | None]:
+    """The text without its "for each of <years>" and "then average the three" phrases, and
+    those years, when it has both; else the text and None."""
+    each, average = _FOR_EACH.search(text), _THEN_AVERAGE.search(text)
+    if each is None or average is None:
+        return text, None
+    for m in sorted((each, average), key=lambda m: -m.start()):
+        text = text[:m.start()] + (" " if m is each else "") + text[m.end():]
+    # (a sentence the years opened starts at its next word: "For each of A, B and C, divide")
+    return re.sub(r"(^|[.?!:]\s+)[\s,]*([a-z])", lambda m: m[1] + m[2].upper(), text), \
+        each["years"]
+
+
 def division_as_question(text: str) -> str | None:
     """The question with the division its instruction spells out asked first ("What return
     did ACME earn on its assets? Take the profit ... and divide it by the average of ..." ->
     "What is the profit ... divided by the average of ...? What return did ..."), for a
     question whose own words name a figure the parser cannot build; None without such an
-    instruction."""
+    instruction. A division done for each of a list of years and then averaged is asked
+    averaged over them."""
+    text, each = _each_then_averaged(text)
     for pattern in _DIVIDE_INSTRUCTION:
         m = pattern.search(text)
         if m:
@@ -338,6 +366,8 @@ def division_as_question(text: str) -> str | None:
             # divisor is all that follows, ``_DIVIDED_AFTER_COMMA``)
             asked = f"{factor['n']} times {a}, divided by {b}" if factor else \
                 f"{a}, divided by {b}"
+            if each:
+                asked += f", averaged over {each}"
             rest = (text[:m.start()] + text[m.end():].lstrip("?")).strip()
             return f"What is {asked}? {rest}"
     return None
