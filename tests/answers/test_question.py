@@ -814,3 +814,10 @@ def test_an_abbreviation_joined_by_and_keeps_its_letters():
     assert pq.expression == "((depreciation_amortization__fy2022) / (revenue__fy2022) * 100)"
     pq = parse_question("What was ACME's ratio of capex to its D&A charge in fiscal 2022?")
     assert pq.figure and "depreciation_amortization__fy2022" in pq.expression, pq.reason
+
+
+def test_not_annualizing_is_no_part_of_a_name():
+    pq = parse_question("For the six months ended June 30, 2023, what was ACME's net income "
+                        "divided by the average of everything the company owned at December 31, "
+                        "2022 and June 30, 2023, without annualizing?")
+    assert pq.figure and not any("annualiz" in name for name in pq.labels.values()), pq.labels

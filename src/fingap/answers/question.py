@@ -1065,6 +1065,10 @@ _AVERAGE_YEARS_BETWEEN = re.compile(
     r"(?:(?:fy\s*)?(?:19|20)\d{2}\s*,?\s*(?:and\s+|to\s+|through\s+)?)+)\s*,\s*of\b([^?.]*)", re.I)
 
 
+_NOT_ANNUALIZED = re.compile(r",?\s+(?:without|not|no|before)\s+annuali[sz](?:ing|ed|ation)\b",
+                             re.I)
+
+
 def _years_after_average(text: str) -> str:
     """"the average, over A, B and C, of X?" -> "the average of X over A, B and C?"."""
     return _AVERAGE_YEARS_BETWEEN.sub(
@@ -1084,6 +1088,9 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
         return ParsedQuestion(False, NOT_FIGURE_REASONS[0])
     text, fiscal_of = date_the_periods(text)
     text = _years_after_average(text)
+    # "..., without annualizing": how to scale the period's figure, no part of a name (the
+    # gate reads the question as written for it)
+    text = _NOT_ANNUALIZED.sub("", text)
     statements = [k for k, p in _STATEMENT_WORDS if p.search(text)]
     duration = "12M"
     for pattern, dur in _QUARTER:
