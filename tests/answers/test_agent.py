@@ -152,6 +152,8 @@ def test_expense_labels_are_amounts(statement_store):
     agent = Agent(store, texts)
     assert agent._magnitude("row_interest_debt_expense")
     assert agent._magnitude("capex") and not agent._magnitude("row_earnings_operations")
+    # money the question says was spent, read from an outflow printed in parentheses
+    assert agent._magnitude("row_cash_spend_buying_plant_machinery")
 
 
 def test_a_dated_period_falls_back_to_fiscal_year_headers(statement_store):

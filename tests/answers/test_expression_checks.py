@@ -190,3 +190,23 @@ def test_words_that_name_one_line_item_state_no_addition():
     for q in ("Divide A by the sum of cash and receivables.",
               "Add back the depreciation to operating income, then divide by revenue."):
         assert ast.Add in operations_not_taken(q, ratio), q
+
+
+def test_the_change_the_question_takes_is_a_difference_of_two_years():
+    vocab = Vocabulary.load()
+    q = ("Compute DPO as 365 x average payables / (cost of goods sold + the change in inventory "
+         "between 2021 and 2022).")
+    dpo = "365 * ((ap__fy2022 + ap__fy2021) / 2) / cogs__fy2022"
+    assert "change in inventory" in change_reason(q, dpo, vocab)
+    with_change = "365 * ((ap__fy2022 + ap__fy2021) / 2) / (cogs__fy2022 + (inventory__fy2022 " \
+        "- inventory__fy2021))"
+    assert change_reason(q, with_change, vocab) is None
+    # an item in words the vocabulary does not know: some line item's two years taken apart;
+    # the same year on both sides of a subtraction ("DIO - DPO" over one cost of sales) is none
+    q2 = ("Compute the cycle as DIO minus DPO, DPO over (cost of goods sold + the change in "
+          "stock on hand).")
+    cycle = "(365 * inventory__fy2022 / cogs__fy2022) - (365 * ap__fy2022 / cogs__fy2022)"
+    assert "stock on hand" in change_reason(q2, cycle, vocab)
+    assert change_reason(q2, cycle.replace("ap__fy2022 / cogs__fy2022", "ap__fy2022 / "
+                                           "(cogs__fy2022 + inventory__fy2022 - "
+                                           "inventory__fy2021)"), vocab) is None

@@ -457,6 +457,10 @@ def test_a_leading_clause_that_includes_or_excludes_must_be_in_a_row_read():
     assert "is in no row read" in leading_clause_reason(q, [{"label": "Long-term debt, net"}])
     assert leading_clause_reason(q, [{"label": "Long-term debt, including current "
                                                 "maturities"}]) is None
+    # "counting both ..." includes too
+    q3 = ("Counting both the slice due within the next year and the part due later, how much "
+          "did ACME owe on its bonds and notes at December 31, 2022?")
+    assert "is in no row read" in leading_clause_reason(q3, [{"label": "Long-term debt"}])
     # its operation word in the label ("net"), a clause with no inclusion, the noncontrolling
     # interests (the variant check's) are all accounted for
     q2 = "Net of the reserve for bad debts, how much did customers owe ACME at the end of 2022?"

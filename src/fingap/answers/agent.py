@@ -32,7 +32,7 @@ from .described import name_described_items
 from .fact_store import FactStore
 from .formulas import load_library
 from .label_match import LabelMatcher
-from .labels import Vocabulary, normalise_phrase
+from .labels import Vocabulary, normalise_phrase, spends_money
 from .meaning import (
     PRIMARY_STATEMENTS,
     GateParams,
@@ -382,8 +382,10 @@ class Agent:
         c = self.vocab.concepts.get(concept)
         if c is None and concept.startswith(LABEL_PREFIX):
             # a line item known by its printed label: an expense or cost printed in
-            # parentheses ("Interest and debt expense (475)") is an amount, as in the vocabulary
-            return bool(_COST_WORDS.search(concept[len(LABEL_PREFIX):].replace("_", " ")))
+            # parentheses ("Interest and debt expense (475)") is an amount, as in the vocabulary,
+            # and so is the money the question says was spent ("cash spent buying plant")
+            words = concept[len(LABEL_PREFIX):].replace("_", " ")
+            return bool(_COST_WORDS.search(words)) or spends_money(words)
         return bool(c and c.magnitude)
 
     def _read_as_magnitude(self, fact: dict) -> bool:

@@ -313,13 +313,15 @@ _CHANGE_IN = re.compile(r"\bchange\s+in\s+(?:the\s+)?(?:its\s+)?(?P<item>[a-z][a
 
 
 def _differenced(node: ast.expr, concept: str) -> bool:
-    """Whether a subtraction in the tree takes two years of ``concept`` apart."""
+    """Whether a subtraction in the tree takes two years of ``concept`` apart (one year on
+    both sides, as "DIO - DPO" holds the same year's cost of sales, is no change)."""
     for n in ast.walk(node):
         if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub):
-            left = {x.id for x in ast.walk(n.left) if isinstance(x, ast.Name)}
-            right = {x.id for x in ast.walk(n.right) if isinstance(x, ast.Name)}
-            if any(x.startswith(concept + "__") for x in left) and \
-                    any(x.startswith(concept + "__") for x in right):
+            left = {x.id for x in ast.walk(n.left) if isinstance(x, ast.Name)
+                    and x.id.startswith(concept + "__")}
+            right = {x.id for x in ast.walk(n.right) if isinstance(x, ast.Name)
+                     and x.id.startswith(concept + "__")}
+            if any(a != b for a in left for b in right):
                 return True
     return False
 
@@ -329,11 +331,19 @@ def change_reason(question: str, expression: str, vocab) -> str | None:
     the formula (``vocab``: the finance vocabulary, which reads the item as a concept)."""
     tree = parse_expression(expression)
     for m in _CHANGE_IN.finditer(question):
-        for _, _, concept in vocab.find_terms(m["item"]):
-            if not _differenced(tree, concept):
-                return f"the question takes the change in {m['item'].strip()}, which the " \
-                    "formula does not"
+        concepts = [c for _, _, c in vocab.find_terms(m["item"])]
+        # an item in words the vocabulary does not know ("the change in stock on hand"): some
+        # line item's two years must still be taken apart
+        if (concepts and not all(_differenced(tree, c) for c in concepts)) or \
+                (not concepts and not any(_differenced(tree, c) for c in _names_in(tree))):
+            return f"the question takes the change in {m['item'].strip()}, which the " \
+                "formula does not"
     return None
+
+
+def _names_in(tree: ast.expr) -> set[str]:
+    """The line items of an expression tree (input names without their year)."""
+    return {n.id.split("__")[0] for n in ast.walk(tree) if isinstance(n, ast.Name)}
 
 
 # a verb of keeping, then "rather than" in the same clause: "kept in the business rather than

@@ -121,6 +121,11 @@ _CASH_GENERATED = re.compile(r"\bcash\b.*\b(?:generat(?:e|es|ed|ing)|brought\s+i
                              r"produc(?:e|es|ed)|throw(?:s|n)?\s+off|threw\s+off)\b", re.I)
 
 
+def spends_money(text: str) -> bool:
+    """Whether a phrase's words say money was spent, paid or invested (an outflow)."""
+    return _FLOW_WORDS.search(text) is not None
+
+
 def moves_money(text: str) -> bool:
     """Whether a phrase's words say money was spent, paid or generated."""
     return _FLOW_WORDS.search(text) is not None or _CASH_GENERATED.search(text) is not None

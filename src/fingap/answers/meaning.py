@@ -280,8 +280,9 @@ _PARENT_ASKED = re.compile(
 # slice that matures within twelve months, how much ...")
 _LEADING_CLAUSE = re.compile(r"^(?P<lead>[^?]{3,160}?),\s+(?:how|what|by\s+how|by\s+what|which)\b",
                              re.I)
-_INCLUDE_EXCLUDE = re.compile(r"\b(?:includ\w*|exclud\w*|leav\w+\s+out|except\w*|apart\s+from|"
-                              r"aside\s+from|other\s+than|net\s+of|together\s+with)\b", re.I)
+_INCLUDE_EXCLUDE = re.compile(r"\b(?:includ\w*|exclud\w*|count(?:s|ed|ing)?|leav\w+\s+out|"
+                              r"except\w*|apart\s+from|aside\s+from|other\s+than|net\s+of|"
+                              r"together\s+with)\b", re.I)
 _NCI = re.compile(r"non-?\s?controlling|minority", re.I)
 # words that place one line item inside another's figure
 _PLACED_IN = re.compile(r"\b(?:among|within|inside|listed|shown|included|reported|part)\b")
