@@ -65,6 +65,13 @@ def test_every_year_the_question_names_is_read():
     pq2 = parse_question(q2)
     assert years_reason(q2, pq2.__class__(**{**pq2.__dict__, "inputs": [("revenue", 2023)]}),
                         [{"year": 2023, "fiscal_year": 2024}]) is None
+    # a balance read at the date named beside the fiscal year it ends ("January 28, 2023, the
+    # end of fiscal 2022"); a balance at another date reads no 2022
+    q3 = "What were ACME's current liabilities as of January 28, 2023 (fiscal 2022 year-end)?"
+    pq3 = parse_question(q3)
+    at_date = [{"year": 2023, "fiscal_year": 2023, "end_date": "2023-01-28"}]
+    assert years_reason(q3, pq3, at_date) is None
+    assert "2022" in years_reason(q3, pq3, [at_date[0] | {"end_date": "2023-07-29"}])
 
 
 def test_an_average_asked_needs_a_formula_that_takes_one():

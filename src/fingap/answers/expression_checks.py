@@ -206,6 +206,12 @@ def years_reason(question: str, pq: ParsedQuestion, inputs: list[dict] = ()) -> 
     # a dated fiscal period is named twice: "fiscal 2022 (52 weeks ended January 28, 2023)"
     used |= {pq.fiscal_of[y] for y in used if y in pq.fiscal_of} | \
         {y for y, fiscal in pq.fiscal_of.items() if fiscal in used}
+    # ... or with the date beside it: a balance read at the date named ("January 28, 2023, the
+    # end of fiscal 2022") reads the fiscal year that ends early in the next calendar year
+    for inp in inputs:
+        end = inp.get("end_date")
+        if end and end[:10] in pq.dates and int(end[5:7]) <= 2:
+            used.add(int(end[:4]) - 1)
     left = sorted(named - used)
     if left:
         return "no input is read for " + ", ".join(map(str, left)) + ", which the question names"
