@@ -788,3 +788,13 @@ def test_coverage_reads_the_labels_of_the_rows_read():
     assert not {"combined", "up", "within", "year"} & set(left)
     left = unexplained_words(q3, pq3, vocab, {DOC}, printed=["Cash and cash equivalents"])
     assert "combined" in left
+
+
+def test_a_name_of_two_joined_by_and_is_also_spelt_by_its_initials():
+    from fingap.answers.meaning import companies_named, company_keys
+
+    companies = {"JOHNSON_JOHNSON_2022_10K": "Johnson & Johnson", "ACME_2022_10K": "ACME Corp"}
+    assert "jj" in company_keys("JOHNSON_JOHNSON_2022_10K", companies)
+    assert companies_named("By how much did J&J's research spending rise in 2022?",
+                           set(companies), companies) >= {"jj"}
+    assert not any(len(k) == 2 for k in company_keys("ACME_2022_10K", companies))

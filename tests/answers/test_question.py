@@ -821,3 +821,22 @@ def test_not_annualizing_is_no_part_of_a_name():
                         "divided by the average of everything the company owned at December 31, "
                         "2022 and June 30, 2023, without annualizing?")
     assert pq.figure and not any("annualiz" in name for name in pq.labels.values()), pq.labels
+
+
+def test_the_nearest_million_is_the_scale_asked():
+    pq = parse_question("How much did ACME owe its suppliers at December 31, 2022? Round to the "
+                        "nearest million US dollars.")
+    assert pq.out_scale == "millions"
+
+
+def test_a_coverage_divides_by_the_amount_covered():
+    from fingap.answers.question import covered_input
+
+    q = "How many times did ACME's operating profit cover its net interest charge in 2022?"
+    assert covered_input(q, "((operating_income__fy2022) / (row_net_interest__fy2022))") == \
+        "row_net_interest__fy2022"
+    assert covered_input(q, "((operating_income__fy2022) / (row_net_interest__fy2022) * 100)") \
+        == "row_net_interest__fy2022"
+    assert covered_input("What was ACME's operating margin in 2022?",
+                         "((operating_income__fy2022) / (revenue__fy2022))") is None
+    assert covered_input(q, "operating_income__fy2022 / (a__fy2022 + b__fy2022)") is None

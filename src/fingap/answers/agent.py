@@ -47,6 +47,7 @@ from .question import (
     NOT_FIGURE_REASONS,
     ParsedQuestion,
     asked_phrase,
+    covered_input,
     division_as_question,
     instruction_as_question,
     parse_question,
@@ -201,6 +202,7 @@ class Agent:
         """The structured path; ``enforce_gate=False`` returns an answer the gate failed too
         (marked unverified), which the gate-quality benchmark needs."""
         steps: list[dict] = []
+        original = question
         words = normalise_phrase(question).split()
         own = {d for d, _ in pages} | ({doc_hint} if doc_hint else set())
         spelt = frozenset(words[i] for i in company_positions(words, own, self.companies))
@@ -302,7 +304,7 @@ class Agent:
         if missing:
             return None, f"inputs still missing after {self.max_follow_ups} follow-ups: " + \
                 ", ".join(m[0] for m in missing), steps
-        return self._compute(qid, question, pq, chosen, steps, enforce_gate)
+        return self._compute(qid, question, pq, chosen, steps, enforce_gate, original)
 
     @staticmethod
     def _period(pq: ParsedQuestion, year: int) -> dict:
@@ -398,13 +400,16 @@ class Agent:
         return outflow and not _BOTH_WAYS.search(fact["label"])
 
     def _compute(self, qid: str, question: str, pq: ParsedQuestion, chosen: dict[str, dict],
-                 steps: list[dict], enforce_gate: bool = True
+                 steps: list[dict], enforce_gate: bool = True, original: str = ""
                  ) -> tuple[AnswerRecord | None, str, list[dict]]:
+        """``original``: the question as asked, before any restatement (a coverage asked with
+        a verb is restated as a plain ratio)."""
         scales = {f["scale"] for f in chosen.values()}
+        covered = covered_input(original or question, pq.expression)
         values = {}
         for name, f in chosen.items():
             v = f["value"]
-            if self._read_as_magnitude(f):
+            if self._read_as_magnitude(f) or name == covered:
                 v = abs(v)
             if pq.unit == "usd" or len(scales) > 1:
                 if f["scale"] is None and f["wanted"] != "eps_diluted":
@@ -430,7 +435,7 @@ class Agent:
                    "duration": f["duration"], "end_date": f.get("end_date"),
                    "statement": f["statement"], "doc": f["doc"],
                    "page": f["page"], "source": f["source"],
-                   "magnitude": self._read_as_magnitude(f)}
+                   "magnitude": self._read_as_magnitude(f) or name == covered}
                   for name, f in sorted(chosen.items())]
         recomputed = evaluate(pq.expression, values)
         if pq.unit == "usd":

@@ -460,6 +460,12 @@ def company_keys(doc: str, companies: Mapping[str, str] | None = None,
         core = [w for w in re.findall(r"[a-z0-9]+", companies[doc].lower())
                 if w not in LEGAL_SUFFIXES]
         keys |= {"".join(core[:n]) for n in range(2, len(core))}
+        # the initials of a name of two joined by "&" ("J&J" for Johnson & Johnson)
+        joined = re.fullmatch(r"\s*([a-z])[a-z]*\s*(?:&|\band\b)\s*([a-z])[a-z]*\s*",
+                              " ".join(core) if "&" not in companies[doc] else
+                              companies[doc].lower())
+        if joined:
+            keys.add(joined[1] + joined[2])
     return {k for k in keys if len(k) >= 2}
 
 

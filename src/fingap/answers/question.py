@@ -26,6 +26,7 @@ reason is recorded and the agent sends it to the LLM path.
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -86,6 +87,8 @@ _OPERATOR_MAP = {"-": "-", "minus": "-", "less": "-", "plus": "+", "divided by":
 # "give millions of US dollars", "report it in millions of dollars"
 _SCALE_OF = re.compile(r"\b(thousands|millions|billions)\s+of\s+(?:us\s+|u\.s\.\s+)?"
                        r"(?:dollars|usd)\b", re.I)
+# "rounded to the nearest million US dollars"
+_SCALE_NEAREST = re.compile(r"\bnearest\s+(thousand|million|billion)\b", re.I)
 
 
 # parse_question's reasons for a question that asks for no figure at all
@@ -472,6 +475,28 @@ _TIMES_COVERED = re.compile(
     r"\bhow\s+many\s+times(?:\s+over)?\s+(?:did|does|do|could|would|can|has|have|was|were|is)\s+"
     r"(?P<x>[^?]+?)\s+(?:have\s+|has\s+|be\s+)?(?:cover(?:ed|s)?|pa(?:y|id|ys)(?:\s+for)?|"
     r"meet|met|service[ds]?)\s+(?P<y>[^?]+)", re.I)
+
+
+_COVERS = re.compile(r"\bcover(?:s|ed|ing|age)?\b", re.I)
+
+
+def covered_input(question: str, expression: str) -> str | None:
+    """The input a coverage divides by ("how many times did operating profit cover its net
+    interest charge": the charge), read as an amount whatever sign its row prints; None when
+    the question asks no coverage or the divisor is not one input."""
+    if not _COVERS.search(question):
+        return None
+    try:
+        tree = parse_expression(expression)
+    except CalcError:
+        return None
+    while isinstance(tree, ast.BinOp) and isinstance(tree.op, ast.Mult) and \
+            isinstance(tree.right, ast.Constant):
+        tree = tree.left                               # "... * 100"
+    if isinstance(tree, ast.BinOp) and isinstance(tree.op, ast.Div) and \
+            isinstance(tree.right, ast.Name):
+        return tree.right.id
+    return None
 
 
 def times_covered_as_ratio(text: str) -> str | None:
@@ -1103,7 +1128,7 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
     years = fiscal_years(text)
     base = ParsedQuestion(False, statements=statements, duration=duration, years=years,
                           decimals=_decimals(text))
-    m = _SCALE.search(text) or _SCALE_OF.search(text)
+    m = _SCALE.search(text) or _SCALE_OF.search(text) or _SCALE_NEAREST.search(text)
     if m:
         word = m.group(1).lower()
         base.out_scale = _SCALE_WORDS.get(word, word if word.endswith("s") else word + "s")
