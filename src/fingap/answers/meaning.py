@@ -461,11 +461,10 @@ def company_keys(doc: str, companies: Mapping[str, str] | None = None,
                 if w not in LEGAL_SUFFIXES]
         keys |= {"".join(core[:n]) for n in range(2, len(core))}
         # the initials of a name of two joined by "&" ("J&J" for Johnson & Johnson)
-        joined = re.fullmatch(r"\s*([a-z])[a-z]*\s*(?:&|\band\b)\s*([a-z])[a-z]*\s*",
-                              " ".join(core) if "&" not in companies[doc] else
-                              companies[doc].lower())
-        if joined:
-            keys.add(joined[1] + joined[2])
+        named = [w for w in re.findall(r"[a-z0-9]+|&", companies[doc].lower())
+                 if w not in LEGAL_SUFFIXES]
+        if len(named) == 3 and named[1] in ("&", "and"):
+            keys.add(named[0][0] + named[2][0])
     return {k for k in keys if len(k) >= 2}
 
 
