@@ -7,6 +7,7 @@ from fingap.answers.expression_checks import (
     average_reason,
     change_reason,
     complement_reason,
+    covered_input,
     dimension_reason,
     operations_not_taken,
     repeat_reason,
@@ -217,3 +218,14 @@ def test_the_change_the_question_takes_is_a_difference_of_two_years():
     assert change_reason(q2, cycle.replace("ap__fy2022 / cogs__fy2022", "ap__fy2022 / "
                                            "(cogs__fy2022 + inventory__fy2022 - "
                                            "inventory__fy2021)"), vocab) is None
+
+
+def test_a_coverage_divides_by_the_amount_covered():
+    q = "How many times did ACME's operating profit cover its net interest charge in 2022?"
+    assert covered_input(q, "((operating_income__fy2022) / (row_net_interest__fy2022))") == \
+        "row_net_interest__fy2022"
+    assert covered_input(q, "((operating_income__fy2022) / (row_net_interest__fy2022) * 100)") \
+        == "row_net_interest__fy2022"
+    assert covered_input("What was ACME's operating margin in 2022?",
+                         "((operating_income__fy2022) / (revenue__fy2022))") is None
+    assert covered_input(q, "operating_income__fy2022 / (a__fy2022 + b__fy2022)") is None

@@ -827,16 +827,3 @@ def test_the_nearest_million_is_the_scale_asked():
     pq = parse_question("How much did ACME owe its suppliers at December 31, 2022? Round to the "
                         "nearest million US dollars.")
     assert pq.out_scale == "millions"
-
-
-def test_a_coverage_divides_by_the_amount_covered():
-    from fingap.answers.question import covered_input
-
-    q = "How many times did ACME's operating profit cover its net interest charge in 2022?"
-    assert covered_input(q, "((operating_income__fy2022) / (row_net_interest__fy2022))") == \
-        "row_net_interest__fy2022"
-    assert covered_input(q, "((operating_income__fy2022) / (row_net_interest__fy2022) * 100)") \
-        == "row_net_interest__fy2022"
-    assert covered_input("What was ACME's operating margin in 2022?",
-                         "((operating_income__fy2022) / (revenue__fy2022))") is None
-    assert covered_input(q, "operating_income__fy2022 / (a__fy2022 + b__fy2022)") is None

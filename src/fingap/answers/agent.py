@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from ..ingestion.numbers import SCALES
 from .calculator import CalcError, evaluate
 from .described import name_described_items
+from .expression_checks import covered_input
 from .fact_store import FactStore
 from .formulas import load_library
 from .label_match import LabelMatcher
@@ -47,7 +48,6 @@ from .question import (
     NOT_FIGURE_REASONS,
     ParsedQuestion,
     asked_phrase,
-    covered_input,
     division_as_question,
     instruction_as_question,
     parse_question,

@@ -25,7 +25,8 @@ import re
 from collections import Counter
 from collections.abc import Callable
 
-from .calculator import parse_expression
+from .calculator import CalcError, names_in, parse_expression
+from .formulas import split_input_name
 from .question import AVERAGE_ASKED, AVERAGED, ParsedQuestion, fiscal_years
 
 Dim = tuple[tuple[str, int], ...]
@@ -341,15 +342,33 @@ def change_reason(question: str, expression: str, vocab) -> str | None:
         # an item in words the vocabulary does not know ("the change in stock on hand"): some
         # line item's two years must still be taken apart
         if (concepts and not all(_differenced(tree, c) for c in concepts)) or \
-                (not concepts and not any(_differenced(tree, c) for c in _names_in(tree))):
+                (not concepts and not any(_differenced(tree, split_input_name(n)[0])
+                                          for n in names_in(expression))):
             return f"the question takes the change in {m['item'].strip()}, which the " \
                 "formula does not"
     return None
 
 
-def _names_in(tree: ast.expr) -> set[str]:
-    """The line items of an expression tree (input names without their year)."""
-    return {n.id.split("__")[0] for n in ast.walk(tree) if isinstance(n, ast.Name)}
+_COVERS = re.compile(r"\bcover(?:s|ed|ing|age)?\b", re.I)
+
+
+def covered_input(question: str, expression: str) -> str | None:
+    """The input a coverage divides by ("how many times did operating profit cover its net
+    interest charge": the charge), read as an amount whatever sign its row prints; None when
+    the question asks no coverage or the divisor is not one input."""
+    if not _COVERS.search(question):
+        return None
+    try:
+        tree = parse_expression(expression)
+    except CalcError:
+        return None
+    while isinstance(tree, ast.BinOp) and isinstance(tree.op, ast.Mult) and \
+            isinstance(tree.right, ast.Constant):
+        tree = tree.left                               # "... * 100"
+    if isinstance(tree, ast.BinOp) and isinstance(tree.op, ast.Div) and \
+            isinstance(tree.right, ast.Name):
+        return tree.right.id
+    return None
 
 
 # a verb of keeping, then "rather than" in the same clause: "kept in the business rather than

@@ -26,7 +26,6 @@ reason is recorded and the agent sends it to the LLM path.
 
 from __future__ import annotations
 
-import ast
 import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -475,28 +474,6 @@ _TIMES_COVERED = re.compile(
     r"\bhow\s+many\s+times(?:\s+over)?\s+(?:did|does|do|could|would|can|has|have|was|were|is)\s+"
     r"(?P<x>[^?]+?)\s+(?:have\s+|has\s+|be\s+)?(?:cover(?:ed|s)?|pa(?:y|id|ys)(?:\s+for)?|"
     r"meet|met|service[ds]?)\s+(?P<y>[^?]+)", re.I)
-
-
-_COVERS = re.compile(r"\bcover(?:s|ed|ing|age)?\b", re.I)
-
-
-def covered_input(question: str, expression: str) -> str | None:
-    """The input a coverage divides by ("how many times did operating profit cover its net
-    interest charge": the charge), read as an amount whatever sign its row prints; None when
-    the question asks no coverage or the divisor is not one input."""
-    if not _COVERS.search(question):
-        return None
-    try:
-        tree = parse_expression(expression)
-    except CalcError:
-        return None
-    while isinstance(tree, ast.BinOp) and isinstance(tree.op, ast.Mult) and \
-            isinstance(tree.right, ast.Constant):
-        tree = tree.left                               # "... * 100"
-    if isinstance(tree, ast.BinOp) and isinstance(tree.op, ast.Div) and \
-            isinstance(tree.right, ast.Name):
-        return tree.right.id
-    return None
 
 
 def times_covered_as_ratio(text: str) -> str | None:
@@ -1086,8 +1063,8 @@ _QUOTED = re.compile(r"(?:^|(?<=[\s(]))['\u2018\"\u201c]([A-Za-z][A-Za-z ,&\-]{2
 # "the average, over 2019, 2020 and 2021, of X?": the years set between "average" and what is
 # averaged
 _AVERAGE_YEARS_BETWEEN = re.compile(
-    r"\b(average|mean)\s*,\s*((?:over|across|for|in|during)\s+(?:the\s+)?(?:fiscal\s+)?(?:years?\s+)?"
-    r"(?:(?:fy\s*)?(?:19|20)\d{2}\s*,?\s*(?:and\s+|to\s+|through\s+)?)+)\s*,\s*of\b([^?.]*)", re.I)
+    r"\b(average|mean)\s*,\s*((?:over|across|for|in|during)\s+(?:the\s+)?(?:fiscal\s+)?"
+    rf"(?:years?\s+)?{_YEAR_LIST})\s*,\s*of\b([^?.]*)", re.I)
 
 
 _NOT_ANNUALIZED = re.compile(r",?\s+(?:without|not|no|before)\s+annuali[sz](?:ing|ed|ation)\b",
