@@ -35,7 +35,8 @@ and ``final8`` (``random.Random(3411)``, excluding all ten) the next, and ``fina
 (``random.Random(3416)``, excluding all fifteen) the one after, and ``final14``
 (``random.Random(3417)``, excluding all sixteen) the next, and ``final15``
 (``random.Random(3418)``, excluding all seventeen) the one after, and ``final16``
-(``random.Random(3419)``, excluding all eighteen) the next.
+(``random.Random(3419)``, excluding all eighteen) the next, and ``final17``
+(``random.Random(3420)``, excluding all nineteen) the one after.
 
 How the pairs are used (by hand, checked by ``annotations/verify_questions.py``): in drawn
 order; a pair is skipped only when the document does not print what its metric needs, with the
@@ -63,7 +64,7 @@ SETS = {"fresh": 3401, "final": 3402, "fresh2": 3403, "fresh3": 3404, "final2": 
         "final3": 3406, "final4": 3407, "final5": 3408, "final6": 3409, "final7": 3410,
         "final8": 3411, "final9": 3412,
         "final10": 3413, "final11": 3414, "final12": 3415, "final13": 3416,
-        "final14": 3417, "final15": 3418, "final16": 3419}
+        "final14": 3417, "final15": 3418, "final16": 3419, "final17": 3420}
 N_10K = 30
 N_OTHER = 22
 N_OTHER_RESERVE = 12
