@@ -15,7 +15,7 @@ from fingap.answers.meaning import (
     unexplained_words,
 )
 from fingap.answers.question import parse_question
-from fingap.answers.resolver import content_stems, stem
+from fingap.answers.resolver import content_stems, gloss_phrase, stem
 from fingap.ingestion.statement_tables import doc_facts
 
 from ..conftest import DOC
@@ -798,3 +798,31 @@ def test_a_name_of_two_joined_by_and_is_also_spelt_by_its_initials():
     assert companies_named("By how much did J&J's research spending rise in 2022?",
                            set(companies), companies) >= {"jj"}
     assert not any(len(k) == 2 for k in company_keys("ACME_2022_10K", companies))
+
+
+def test_words_of_a_phrase_the_glossary_reads_as_the_line_item_read(gate):
+    vocab = Vocabulary.load()
+    q = "How much cash did ACME put into new plant and equipment during fiscal 2022? USD millions."
+    pq = parse_question(q)
+    assert pq.inputs and pq.inputs[0][0] == "capex"
+    # without the glossary's reading, a word no term, meaning or label holds is left over
+    assert unexplained_words(q, pq, vocab, {DOC}) == ["new"]
+    # the glossary reads the phrase (without the company's name) as capex: its words describe
+    # the line item read
+    meant = gate.meant_phrases(pq, {DOC})
+    assert meant == [pq.phrases["capex"]]
+    assert unexplained_words(q, pq, vocab, {DOC}, meant=meant) == []
+    # ... but for the words that qualify or change a figure
+    q2 = ("How much cash did ACME put into new plant and other equipment during fiscal 2022? "
+          "USD millions.")
+    pq2 = parse_question(q2)
+    meant2 = gate.meant_phrases(pq2, {DOC})
+    assert meant2 == [pq2.phrases["capex"]]
+    assert unexplained_words(q2, pq2, vocab, {DOC}, meant=meant2) == ["other"]
+    # a phrase the glossary reads as another line item explains nothing
+    assert gate.meant_phrases(replace(pq, inputs=[("cfo", 2022)],
+                                      phrases={"cfo": pq.phrases["capex"]}), {DOC}) == []
+    # a reading below the gate's bar (answer.gloss_explains) explains nothing
+    score = gate.glossary.read(gloss_phrase(pq.phrases["capex"], {"acme"}))[1]
+    gate.glossary.params = replace(gate.glossary.params, explains=score + 0.05)
+    assert gate.meant_phrases(pq, {DOC}) == []

@@ -42,6 +42,10 @@ class GlossParams:
     # is left, and the embedder scores a long description of it lower
     # (``answer.gloss_fixed_threshold``; docs/answers.md says how it was chosen)
     fixed_threshold: float = 0.55
+    # the gate's coverage check takes a reading as explaining the words of the phrase only at
+    # this cosine or more: it releases an answer, so it asks more than a reading that only
+    # chooses which row to look at (``answer.gloss_explains``; docs/answers.md)
+    explains: float = 0.7
 
 
 def load_meanings(path: str | Path | None = None) -> dict[str, tuple[str, ...]]:

@@ -171,6 +171,7 @@ NUMERIC_DOMAINS: dict[str, Domain] = {
     "answer.label_threshold": _SHARE, "answer.label_margin": _SHARE, "answer.min_overlap": _SHARE,
     "answer.min_similarity": _SHARE, "answer.gloss_threshold": _SHARE,
     "answer.gloss_margin": _SHARE, "answer.gloss_fixed_threshold": _SHARE,
+    "answer.gloss_explains": _SHARE,
     "studies_evaluate.k": _COUNT, "studies_evaluate.bootstrap_resamples": Domain(int, 100),
     "studies_evaluate.bootstrap_seed": _SEED,
 }

@@ -101,7 +101,8 @@ def gate_params(params: dict) -> GateParams:
                       GlossParams(float(params.get("gloss_threshold", GlossParams.threshold)),
                                   float(params.get("gloss_margin", GlossParams.margin)),
                                   float(params.get("gloss_fixed_threshold",
-                                                   GlossParams.fixed_threshold)))
+                                                   GlossParams.fixed_threshold)),
+                                  float(params.get("gloss_explains", GlossParams.explains)))
                       if gloss else None)
 
 
