@@ -5,6 +5,7 @@ from fingap.answers.expression_checks import (
     annualize_reason,
     arithmetic_reason,
     average_reason,
+    between_reason,
     change_reason,
     complement_reason,
     covered_input,
@@ -229,3 +230,32 @@ def test_a_coverage_divides_by_the_amount_covered():
     assert covered_input("What was ACME's operating margin in 2022?",
                          "((operating_income__fy2022) / (revenue__fy2022))") is None
     assert covered_input(q, "operating_income__fy2022 / (a__fy2022 + b__fy2022)") is None
+
+
+def test_line_items_taken_at_the_year_end_are_not_averaged():
+    averaged = "365 * ((accounts_receivable__fy2020 + accounts_receivable__fy2019) / 2) / " \
+        "revenue__fy2020"
+    q = ("Measuring DSO as year-end net receivables divided by full-year revenue, times 365, "
+         "what was ACME's DSO for 2020?")
+    assert "averages them" in year_end_reason(q, averaged)
+    assert year_end_reason(q, "365 * accounts_receivable__fy2020 / revenue__fy2020") is None
+    # a year-end date or an average asked for is no single balance
+    for asked in ("What was ACME's DSO for the fiscal year-end 2020?",
+                  "DSO from the average of year-end receivables of 2019 and 2020?"):
+        assert year_end_reason(asked, averaged) is None, asked
+
+
+def test_by_how_much_between_two_periods_takes_two_periods_apart():
+    q = ("By how much did what customers owed ACME shrink between January 28, 2023 and July 29, "
+         "2023? USD millions.")
+    assert "moved between January 28, 2023 and July 29, 2023" in \
+        between_reason(q, "receivables__fy2024")
+    assert between_reason(q, "receivables__fy2023 - receivables__fy2024") is None
+    q2 = "By how much did ACME's revenue grow from 2021 to 2022? Percent."
+    assert between_reason(q2, "(revenue__fy2022 - revenue__fy2021) / revenue__fy2021 * 100") \
+        is None
+    assert between_reason(q2, "revenue__fy2022") is not None
+    # no change asked, or one period named twice
+    assert between_reason("What was ACME's revenue from 2021 to 2022?", "revenue__fy2022") is None
+    assert between_reason("By how much did current assets exceed current liabilities at "
+                          "December 31, 2022?", "tca__fy2022 - tcl__fy2022") is None

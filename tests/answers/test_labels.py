@@ -100,3 +100,14 @@ def test_money_spent_paid_or_generated_is_a_flow():
     for balance in ("cash and cash equivalents", "what it owes for goods bought on credit",
                     "total current assets"):
         assert not money_moved(balance), balance
+
+
+def test_a_charge_of_the_period_but_not_a_balance_named_for_expenses():
+    from fingap.answers.labels import charged
+
+    for text in ("the non-cash charge for wear on fixed assets", "D&A added back",
+                 "write-downs of intangibles", "interest expense"):
+        assert charged(text), text
+    for text in ("accrued expenses", "prepaid expenses and other", "deferred charges",
+                 "plant and equipment"):
+        assert not charged(text), text

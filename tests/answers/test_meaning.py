@@ -157,6 +157,17 @@ def test_a_flow_cited_from_a_balance_and_a_balance_from_a_flow(gate):
     assert not g.passed and any("a balance is asked" in r for r in g.reasons), g.reasons
 
 
+
+def test_a_charge_of_the_period_is_not_read_from_a_balance(gate):
+    q = ("What was ACME's non-cash wear-and-tear charge on its fixed assets in FY2022, as added "
+         "back in the cash flow statement? USD millions.")
+    pq = replace(parse_question(q), inputs=[("ppe_net", 2022)], expression="ppe_net__fy2022",
+                 phrases={"ppe_net": "non cash wear and tear charge on its fixed assets"})
+    ppe = _input("ppe_net__fy2022", "ppe_net", "Property, plant and equipment, net", 4000.0, 0)
+    g = gate.check(q, pq, [ppe], 4000.0, 4000.0)
+    assert any("a charge of the period" in r for r in g.reasons), g.reasons
+
+
 def test_a_row_off_the_statement_the_question_names(gate):
     q = ("Using only the cash flow statement, what was ACME's FY2022 cost of sales? USD "
          "millions.")

@@ -298,7 +298,10 @@ _YEAR_END_BALANCES = re.compile(
     r"\bbalances?\s+(?:at|as\s+of)\s+(?:the\s+)?(?:fiscal\s+)?(?:year[- ]?end|end\s+of)\b|"
     r"\b(?:year[- ]?end|ending|closing|end[- ]of[- ](?:the[- ])?(?:fiscal[- ])?year)\s+"
     # "the year-end 2015 balance": the year may sit between
-    r"(?:(?:fy|fiscal\s+)?(?:19|20)\d{2}\s+)?balances?\b", re.I)
+    r"(?:(?:fy|fiscal\s+)?(?:19|20)\d{2}\s+)?balances?\b|"
+    # ... or the line items, in the plural, it takes at the year's end ("year-end net
+    # receivables", "year-end payables")
+    r"\byear[- ]end\s+(?!\d)(?:[a-z-]+\s+){0,2}?[a-z]{3,}s\b", re.I)
 
 
 # "averages of the opening and closing balances" takes two
@@ -347,6 +350,30 @@ def change_reason(question: str, expression: str, vocab) -> str | None:
             return f"the question takes the change in {m['item'].strip()}, which the " \
                 "formula does not"
     return None
+
+
+# "by how much did X shrink between January 28, 2023 and July 29, 2023": an amount of change
+# between two periods the question names, whatever the verb
+_BY_HOW_MUCH = re.compile(r"\bby\s+how\s+much\b", re.I)
+_TWO_PERIODS = re.compile(r"\b(?:between|from)\b(?P<a>[^?.;]{0,40}?\b(?:19|20)\d{2})\s+"
+                          r"(?:and|to|through)\b(?P<b>[^?.;]{0,40}?\b(?:19|20)\d{2})\b", re.I)
+
+
+def between_reason(question: str, expression: str) -> str | None:
+    """A question that asks by how much a figure moved between two periods it names gets a
+    formula that takes two periods of one line item apart."""
+    m = _TWO_PERIODS.search(question)
+    if not _BY_HOW_MUCH.search(question) or m is None or \
+            " ".join(m["a"].lower().split()) == " ".join(m["b"].lower().split()):
+        return None
+    try:
+        tree = parse_expression(expression)
+    except CalcError:
+        return None
+    if any(_differenced(tree, split_input_name(n)[0]) for n in names_in(expression)):
+        return None
+    return f"the question asks by how much a figure moved between{m['a']} and{m['b']}; the " \
+        "formula takes no two periods of a line item apart"
 
 
 _COVERS = re.compile(r"\bcover(?:s|ed|ing|age)?\b", re.I)

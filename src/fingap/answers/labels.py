@@ -121,6 +121,19 @@ _CASH_GENERATED = re.compile(r"\bcash\b.*\b(?:generat(?:e|es|ed|ing)|brought\s+i
                              r"produc(?:e|es|ed)|throw(?:s|n)?\s+off|threw\s+off)\b", re.I)
 
 
+# a charge of the period ("the non-cash charge for wear on fixed assets", "the D&A added back"):
+# an expense over a period, never a balance; not the balances named for expenses ("accrued
+# expenses", "prepaid expenses", "deferred charges")
+_PERIOD_CHARGE = re.compile(r"(?<!accrued\s)(?<!prepaid\s)(?<!deferred\s)(?<!other\s)"
+                            r"\b(?:charges?|expenses?|add(?:ed)?[\s-]+backs?|"
+                            r"write[\s-]?(?:downs?|offs?)|written\s+(?:down|off))\b", re.I)
+
+
+def charged(text: str) -> bool:
+    """Whether a phrase's words name a charge or expense of a period."""
+    return _PERIOD_CHARGE.search(text) is not None
+
+
 def spends_money(text: str) -> bool:
     """Whether a phrase's words say money was spent, paid or invested (an outflow)."""
     return _FLOW_WORDS.search(text) is not None

@@ -68,6 +68,7 @@ from .expression_checks import (
     annualize_reason,
     arithmetic_reason,
     average_reason,
+    between_reason,
     change_reason,
     complement_reason,
     dimension_reason,
@@ -95,6 +96,7 @@ from .label_match import LabelMatcher
 from .labels import (
     Vocabulary,
     balance_side,
+    charged,
     horizon,
     maturity_spans,
     moves_money,
@@ -1089,14 +1091,17 @@ class MeaningGate:
                                       "(other ...), which the question does not ask for")
             elif (inp.get("statement") == "balance_sheet" or
                   _stock(concept, self.vocab, inp.get("statement") or "")) and \
-                    moves_money(self.own_words(self.phrases(concept, pq)[0], inp)) \
+                    (moves_money(words := self.own_words(self.phrases(concept, pq)[0], inp))
+                     or charged(words)) \
                     and balance_side(pq.described.get(concept) or
                                      self.phrases(concept, pq)[0]) is None:
-                # "cash spent buying plant and equipment", "the cash its operations generated"
-                # are flows of the period, never a balance read at an instant; what it owes for
-                # goods bought on credit is a balance
+                # "cash spent buying plant and equipment", "the cash its operations generated",
+                # "the non-cash charge for wear on its fixed assets" are flows of the period,
+                # never a balance read at an instant; what it owes for goods bought on credit
+                # is a balance
                 checks.reasons.append(f"{inp['name']}: the question asks for money spent, paid "
-                                      f"or generated, {inp['label']!r} is a balance")
+                                      "or generated, or a charge of the period; "
+                                      f"{inp['label']!r} is a balance")
             elif asked_words.get(concept) and horizon_reason(asked_words[concept], inp["label"]) \
                     and (concept in pq.labels or self.prints_horizon(asked_words[concept], inp)):
                 # "the assets expected to turn into cash within a year" are not total assets
@@ -1185,6 +1190,7 @@ class MeaningGate:
                        self_difference_reason(pq.expression),
                        scale_reason(pq.expression), years_reason(question, pq, inputs),
                        average_reason(question, pq.expression),
+                       between_reason(question, pq.expression),
                        annualize_reason(question, pq),
                        arithmetic_reason(question, pq.expression,
                                          (lambda op: self.printed_as(inputs[0], op))
