@@ -36,7 +36,8 @@ and ``final8`` (``random.Random(3411)``, excluding all ten) the next, and ``fina
 (``random.Random(3417)``, excluding all sixteen) the next, and ``final15``
 (``random.Random(3418)``, excluding all seventeen) the one after, and ``final16``
 (``random.Random(3419)``, excluding all eighteen) the next, and ``final17``
-(``random.Random(3420)``, excluding all nineteen) the one after.
+(``random.Random(3420)``, excluding all nineteen) the one after, and ``final18``
+(``random.Random(3421)``, excluding all twenty) the next.
 
 How the pairs are used (by hand, checked by ``annotations/verify_questions.py``): in drawn
 order; a pair is skipped only when the document does not print what its metric needs, with the
@@ -64,7 +65,8 @@ SETS = {"fresh": 3401, "final": 3402, "fresh2": 3403, "fresh3": 3404, "final2": 
         "final3": 3406, "final4": 3407, "final5": 3408, "final6": 3409, "final7": 3410,
         "final8": 3411, "final9": 3412,
         "final10": 3413, "final11": 3414, "final12": 3415, "final13": 3416,
-        "final14": 3417, "final15": 3418, "final16": 3419, "final17": 3420}
+        "final14": 3417, "final15": 3418, "final16": 3419, "final17": 3420,
+        "final18": 3421}
 N_10K = 30
 N_OTHER = 22
 N_OTHER_RESERVE = 12
@@ -120,8 +122,13 @@ def main(argv: list[str] | None = None) -> int:
                                      eligible, use)
     tenk = list(islice(tenk_gen, N_10K))
     other = list(islice(other_gen, N_OTHER))
-    if len(tenk) < N_10K or len(other) < N_OTHER:
-        raise SystemExit("not enough eligible pairs")
+    if len(tenk) < N_10K:
+        raise SystemExit("not enough eligible 10-K pairs")
+    if len(other) < N_OTHER:
+        # the filings that are not 10-Ks are few (8-Ks, releases, 10-Qs): once every pair of
+        # theirs has been drawn, a round takes what is left and says so
+        print(f"only {len(other)} eligible non-10-K pairs left (of {N_OTHER}); all taken, "
+              "no reserve", file=sys.stderr)
     pairs = tenk + other
     rng.shuffle(pairs)
     reserve = list(islice(other_gen, N_OTHER_RESERVE))
@@ -129,7 +136,8 @@ def main(argv: list[str] | None = None) -> int:
         p["order"], p["reserve"] = k, k > len(pairs)
     out = {
         "set": args.set, "seed": SETS[args.set], "excluded_pair_files": [p.name for p in earlier],
-        "n_pairs_excluded": len(used), "n_drawn_main": len(pairs), "n_drawn_main_non_10k": N_OTHER,
+        "n_pairs_excluded": len(used), "n_drawn_main": len(pairs),
+        "n_drawn_main_non_10k": len(other),
         "n_drawn_reserve_non_10k": len(reserve),
         "pairs": [{k: p[k] for k in ("order", "reserve", "doc_name", "company", "doc_type",
                                      "metric", "metric_name")} for p in pairs + reserve],
