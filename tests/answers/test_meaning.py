@@ -837,3 +837,16 @@ def test_words_of_a_phrase_the_glossary_reads_as_the_line_item_read(gate):
     score = gate.glossary.read(gloss_phrase(pq.phrases["capex"], {"acme"}))[1]
     gate.glossary.params = replace(gate.glossary.params, explains=score + 0.05)
     assert gate.meant_phrases(pq, {DOC}) == []
+
+
+def test_a_companys_former_name_is_not_a_left_over_word():
+    vocab = Vocabulary.load()
+    # "Square" names a line item elsewhere in the corpus ("square feet"), so only its place
+    # beside "(now ...)" / "(formerly ...)" says it is a name here
+    stems = frozenset({"squar", "revenu"})
+    for q in ("How much revenue did Square (now ACME) report for FY2022? USD millions.",
+              "How much revenue did Square's (now ACME) business report for FY2022? USD millions.",
+              "How much revenue did ACME (formerly Square) report for FY2022? USD millions."):
+        assert unexplained_words(q, parse_question(q), vocab, {DOC}, stems) == [], q
+    q = "How much revenue did ACME report for FY2022 per square foot? USD millions."
+    assert "square" in unexplained_words(q, parse_question(q), vocab, {DOC}, stems)

@@ -561,6 +561,12 @@ def _meaning_stems(concepts: Sequence[str | None]) -> frozenset[str]:
                                for c in concepts if c for m in meanings.get(c, ())))
 
 
+# the name before "(now X)" and the one after "(formerly" / "(previously"
+_FORMER_NAME = re.compile(r"\b([A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*){0,3})(?:'s|\u2019s)?\s*"
+                          r"\((?=(?:now|renamed)\b)|\((?:formerly|previously)(?:\s+known\s+as)?\s+"
+                          r"([A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*){0,3})")
+
+
 def unexplained_words(question: str, pq: ParsedQuestion, vocab: Vocabulary,
                       docs: set[str], label_stems: frozenset[str] | None = None,
                       companies: Mapping[str, str] | None = None,
@@ -581,6 +587,11 @@ def unexplained_words(question: str, pq: ParsedQuestion, vocab: Vocabulary,
                             asked).split())
     words = asked.split()
     covered = company_positions(words, docs, companies)
+    # a company's former name ("Square (now Block)", "Block (formerly Square)") is a name too
+    former = {w for names in _FORMER_NAME.findall(question) for name in names
+              for w in normalise_phrase(name).split()}
+    covered |= {i for i, w in enumerate(words) if w in former or
+                (w.endswith("s") and w[:-1] in former)}
     used = {c for c, _ in pq.inputs}
     # "money spent on plant and equipment" read as capex: the balance's words name the flow
     used |= {c.name for c in vocab.concepts.values() if c.spent_as in used}
