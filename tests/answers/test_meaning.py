@@ -850,3 +850,11 @@ def test_a_companys_former_name_is_not_a_left_over_word():
         assert unexplained_words(q, parse_question(q), vocab, {DOC}, stems) == [], q
     q = "How much revenue did ACME report for FY2022 per square foot? USD millions."
     assert "square" in unexplained_words(q, parse_question(q), vocab, {DOC}, stems)
+
+
+def test_other_closing_a_list_describes_the_line_item():
+    vocab = Vocabulary.load()
+    q = "How much cash did ACME spend buying equipment and other fixed assets in FY2022?"
+    assert "other" not in unexplained_words(q, parse_question(q), vocab, {DOC})
+    q2 = "How much cash did ACME spend buying fixed assets other than buildings in FY2022?"
+    assert "other" in unexplained_words(q2, parse_question(q2), vocab, {DOC})

@@ -640,6 +640,11 @@ def unexplained_words(question: str, pq: ParsedQuestion, vocab: Vocabulary,
         near = [c for a, b, c in concept_spans if a - _BESIDE <= start <= b + _BESIDE]
         if any(a <= start < b for a, b in stated) or (total_read and w in _TOTAL_WORDS):
             return True
+        if w == "other" and i and words[i - 1] in ("and", "or"):
+            # the close of a list that describes one line item ("equipment and other fixed
+            # assets", "materials, parts and other stock"), not "other than" or a residual
+            # line; the words after it are checked as any others
+            return True
         if w in _QUALIFYING:
             # a qualifier only as the line item's own meaning words it
             return _qualifier_in_meaning(words, i, near)
