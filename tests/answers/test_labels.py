@@ -111,3 +111,10 @@ def test_a_charge_of_the_period_but_not_a_balance_named_for_expenses():
     for text in ("accrued expenses", "prepaid expenses and other", "deferred charges",
                  "plant and equipment"):
         assert not charged(text), text
+
+
+def test_a_term_negated_by_non_is_not_that_line_item():
+    vocab = Vocabulary.load()
+    assert vocab.find_terms("the non-cash charge for wear") == []
+    assert [c for _, _, c in vocab.find_terms("non current assets")] != ["total_current_assets"]
+    assert [c for _, _, c in vocab.find_terms("cash and cash equivalents")] == ["cash"]

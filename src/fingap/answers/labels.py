@@ -207,7 +207,9 @@ class Vocabulary:
         norm = normalise_phrase(text)
         taken: list[tuple[int, int, str]] = []
         for term, name in self._terms:
-            for m in re.finditer(rf"(?<![a-z0-9]){re.escape(term)}(?![a-z0-9])", norm):
+            # "non-cash", "noncurrent": a term negated by "non" is not that line item
+            for m in re.finditer(rf"(?<![a-z0-9])(?<!\bnon\s){re.escape(term)}(?![a-z0-9])",
+                                 norm):
                 if all(m.end() <= a or m.start() >= b for a, b, _ in taken):
                     taken.append((m.start(), m.end(), name))
         return sorted(taken)
