@@ -827,3 +827,13 @@ def test_the_nearest_million_is_the_scale_asked():
     pq = parse_question("How much did ACME owe its suppliers at December 31, 2022? Round to the "
                         "nearest million US dollars.")
     assert pq.out_scale == "millions"
+
+
+def test_an_x_to_y_ratio_asked_at_a_date():
+    # the date the ratio is asked at ends the asked phrase; it names when, never what
+    for q in ("What was ACME's current-assets-to-current-liabilities ratio as of December 31, "
+              "2022? Round to two decimal places.",
+              "What was ACME's current assets to current liabilities ratio at the end of 2022?"):
+        pq = parse_question(q)
+        assert pq.expression == "((total_current_assets__fy2022) / " \
+            "(total_current_liabilities__fy2022))", (q, pq.reason)

@@ -604,6 +604,12 @@ def _clean(text: str) -> str:
 
 
 _DAY_COUNT = re.compile(r"(\d+(?:\.\d+)?)\s*-?\s*days?", re.I)
+# the date an operand's phrase ends on, its year already taken out ("... ratio as of december
+# 31", "... at the end of"): when, never what (the question's dates are read elsewhere)
+_DATE_TAIL = re.compile(r"\s+(?:as\s+of|at|on)\s+(?:(?:the\s+)?(?:end|close)(?:\s+of)?"
+                        r"(?:\s+(?:the|its))?(?:\s+(?:fiscal|calendar))?(?:\s+year)?|"
+                        r"(?:fiscal\s+)?year\s+end|"
+                        r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\s+\d{1,2})$")
 
 
 def _operand(phrase: str, ctx: _Context) -> tuple[str, str]:
@@ -618,6 +624,7 @@ def _operand(phrase: str, ctx: _Context) -> tuple[str, str]:
     year = years[-1] if years else ctx.target
     norm = normalise_phrase(_clean(_FY.sub(" ", text)))
     norm = re.sub(r"(?:\s+(?:between|from|to|and|of|in|for))+\s*$", "", " " + norm).strip()
+    norm = _DATE_TAIL.sub("", norm)
     averaged = re.search(r"\b(?:average|avg|mean)\b", norm) is not None
     norm = re.sub(r"\b(?:average|avg|mean)\b|\bbetween\b.*$", " ", norm).strip()
     norm = " ".join(norm.split())
