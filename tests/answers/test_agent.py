@@ -197,6 +197,7 @@ def test_a_row_printed_both_ways_keeps_its_sign():
 
     assert _BOTH_WAYS.search("Interest expense (income), net")
     assert _BOTH_WAYS.search("Other (income) expense")
+    assert _BOTH_WAYS.search("Provision for (benefit from) income taxes")
     assert not _BOTH_WAYS.search("Interest expense")
 
 

@@ -59,7 +59,8 @@ from .resolver import ResolverParams, gloss_phrase, resolve_rows
 
 GATE_MODES = ("flag", "abstain")
 _COST_WORDS = re.compile(r"\b(?:expenses?|costs?|charges?)\b", re.I)
-_BOTH_WAYS = re.compile(r"\((?:income|expense|gain|loss|benefit)\)", re.I)
+# ("Provision for (benefit from) income taxes" too)
+_BOTH_WAYS = re.compile(r"\((?:income|expense|gain|loss|benefit)(?:\s+(?:from|on|of))?\)", re.I)
 _STOP_WORDS = {"the", "a", "an", "of", "and", "to", "for", "in", "on", "at", "by", "from"}
 # parse failures a described line item can cause: no name found, or a shape left unbuilt
 _UNBUILT = ("metric not understood", "asks for a ratio or change the parser could not build",
