@@ -27,3 +27,20 @@ def test_fiscal_year_offset_from_document_name():
 def test_missing_store_names_the_stage(tmp_path):
     with pytest.raises(FileNotFoundError, match="dvc repro tables"):
         FactStore(tmp_path / "nope.sqlite")
+
+
+def test_a_row_read_as_an_amount_is_no_per_share_line_item(tmp_path):
+    from fingap.answers.fact_store import write_store
+    from fingap.answers.labels import Vocabulary
+
+    base = {"doc": DOC, "page": 3, "table": 0, "statement": "income", "year": 2022,
+            "fiscal_year": 2022, "duration": "12M", "period_end": "Dec", "end_date": None,
+            "column": 0, "n_columns": 1, "percent": False, "label": "Diluted"}
+    eps = {**base, "section": "Earnings per share", "value": 2.4, "printed": "2.40",
+           "scale": None}
+    count = {**base, "section": "Weighted-average shares outstanding", "value": 771.0,
+             "printed": "771", "scale": "millions"}
+    write_store(tmp_path / "facts.sqlite", [eps, count], Vocabulary.load())
+    with FactStore(tmp_path / "facts.sqlite") as store:
+        assert [f["value"] for f in store.query(doc=DOC, concept="eps_diluted")] == [2.4]
+        assert len(store.query(doc=DOC, label="diluted")) == 2

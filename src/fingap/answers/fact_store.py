@@ -39,6 +39,11 @@ def write_store(path: Path, facts: Iterable[dict], vocab: Vocabulary,
         rows = []
         for f in facts:
             hit = vocab.concept_of(f["label"])
+            if hit and f["scale"] and vocab.is_per_share(hit[0]):
+                # a row the table reader read as an amount (it took the table's money scale)
+                # is no per-share line item: "Diluted" under "Weighted-average shares
+                # outstanding" is a count of shares, not diluted EPS
+                hit = None
             rows.append((f["doc"], f["page"], f["table"], f["statement"], f["section"],
                          f["label"], normalise_label(f["label"]), hit[0] if hit else None,
                          hit[1] if hit else None, f["year"], f["fiscal_year"], f["duration"],

@@ -183,6 +183,10 @@ class Vocabulary:
     def load(cls, path: str | Path | None = None) -> Vocabulary:
         return _load(str(path) if path else None)
 
+    def is_per_share(self, concept: str) -> bool:
+        """Whether a concept is an amount per share (a term of it says "per share")."""
+        return concept in self._per_share
+
     def concept_of(self, label: str) -> tuple[str, int] | None:
         """(concept, pattern rank) of a printed row label, or None. Lower rank = preferred."""
         norm = normalise_label(label)
