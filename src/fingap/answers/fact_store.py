@@ -26,6 +26,17 @@ CREATE INDEX facts_doc_concept_period ON facts (doc, concept, fiscal_year);
 CREATE INDEX facts_doc_page ON facts (doc, page);
 CREATE TABLE documents (doc TEXT PRIMARY KEY, company TEXT);
 """
+def fact_concept(fact: Mapping, vocab: Vocabulary) -> tuple[str, int] | None:
+    """(concept, pattern rank) the vocabulary reads a fact's row label as, or None. A row the
+    table reader read as an amount (it took the table's money scale) is no per-share line
+    item: "Diluted" under "Weighted-average shares outstanding" is a count of shares, not
+    diluted EPS."""
+    hit = vocab.concept_of(fact["label"])
+    if hit and fact["scale"] and vocab.is_per_share(hit[0]):
+        return None
+    return hit
+
+
 def write_store(path: Path, facts: Iterable[dict], vocab: Vocabulary,
                 companies: Mapping[str, str] | None = None) -> int:
     """Write ``facts`` (dicts with ``Fact`` fields plus ``fiscal_year``) atomically, and
@@ -38,12 +49,7 @@ def write_store(path: Path, facts: Iterable[dict], vocab: Vocabulary,
         con.executescript(_SCHEMA)
         rows = []
         for f in facts:
-            hit = vocab.concept_of(f["label"])
-            if hit and f["scale"] and vocab.is_per_share(hit[0]):
-                # a row the table reader read as an amount (it took the table's money scale)
-                # is no per-share line item: "Diluted" under "Weighted-average shares
-                # outstanding" is a count of shares, not diluted EPS
-                hit = None
+            hit = fact_concept(f, vocab)
             rows.append((f["doc"], f["page"], f["table"], f["statement"], f["section"],
                          f["label"], normalise_label(f["label"]), hit[0] if hit else None,
                          hit[1] if hit else None, f["year"], f["fiscal_year"], f["duration"],

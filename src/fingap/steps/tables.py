@@ -14,7 +14,7 @@ from collections import Counter, defaultdict
 from functools import partial
 from pathlib import Path
 
-from ..answers.fact_store import write_store
+from ..answers.fact_store import fact_concept, write_store
 from ..answers.labels import Vocabulary
 from ..core.compute import LOCAL, Compute, run_batches
 from ..core.io import read_json, read_jsonl, write_json, write_jsonl
@@ -82,7 +82,7 @@ def run_tables(corpus_params: dict, corpus_out: Path, pages_path: Path, out_dir:
                              [r["text"] for r in row_records], backend="bm25s", k1=1.5,
                              b=0.75).save(out_dir / "rows_bm25")
     write_jsonl(out_dir / "skipped.jsonl", skipped_rows)
-    with_concept = sum(1 for f in all_facts if vocab.concept_of(f["label"]))
+    with_concept = sum(1 for f in all_facts if fact_concept(f, vocab))
     report = {
         "n_docs": len(per_doc), "n_pages": n_pages,
         "n_pages_with_tables": sum(d["pages_with_tables"] for d in per_doc.values()),
