@@ -913,17 +913,17 @@ class MeaningGate:
         for concept, phrase in pq.phrases.items():
             if concept not in used:
                 continue
-            words = normalise_phrase(phrase).split()
-            name = {words[i] for i in company_positions(words, docs, self.companies)}
-            read = self.glossary.read(gloss_phrase(phrase, name))
+            read = self.glossary.read(gloss_phrase(self.own_words(phrase, docs)))
             if read and read[0] == concept and read[1] >= self.glossary.params.explains:
                 out.append(phrase)
         return out
 
-    def own_words(self, phrase: str, inp: dict) -> str:
-        """A phrase normalised, without the company's name ("Best Buy" buys nothing)."""
+    def own_words(self, phrase: str, inp: dict | set[str]) -> str:
+        """A phrase normalised, without the company's name ("Best Buy" buys nothing) of the
+        input's document (or of a set of documents)."""
         words = normalise_phrase(phrase).split()
-        skip = company_positions(words, {inp["doc"]}, self.companies)
+        docs = inp if isinstance(inp, set) else {inp["doc"]}
+        skip = company_positions(words, docs, self.companies)
         return " ".join(w for i, w in enumerate(words) if i not in skip)
 
     def without_name(self, label: str, inp: dict) -> str:
