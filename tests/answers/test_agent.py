@@ -242,3 +242,32 @@ def test_a_figure_its_instruction_spells_out_as_a_division_is_answered(statement
     assert [s["step"] for s in rec.steps][:2] == ["restate", "plan"], rec.steps
     assert rec.formula == "(net_income__fy2022 / revenue__fy2022) * 100"
     assert rec.value == 16.37 and rec.verified, rec.reason
+
+
+def test_an_operand_whose_words_mean_another_line_item_is_read_again(statement_store):
+    store, texts = statement_store
+    agent = Agent(store, texts)
+    # "assets" is a term of total assets; the whole phrase describes net PP&E
+    question = ("What was the depreciated carrying amount of ACME's land, buildings, machinery "
+                "and other physical productive assets at the end of FY2022? Answer in USD "
+                "millions.")
+    rec = agent.answer("q", question, [(DOC, 2)])
+    plan = next(s for s in rec.steps if s["step"] == "plan")
+    assert plan["inputs"] == ["total_assets FY2022"], plan
+    reread = [s for s in rec.steps if s["step"] == "reread"]
+    assert reread and reread[0]["read"][0]["was"] == "total_assets", rec.steps
+    assert reread[0]["read"][0]["concept"] == "ppe_net"
+    assert rec.verified and rec.value == 8738 and rec.formula == "ppe_net__fy2022"
+    # a reading below the gate's label threshold changes nothing: the figure is withheld
+    sure = agent._sure_reading
+    agent._sure_reading = lambda phrase, side=None: None
+    assert agent.answer("q", question, [(DOC, 2)]).value is None
+    agent._sure_reading = sure
+
+
+def test_a_reading_of_the_same_family_is_no_other_reading(statement_store):
+    store, texts = statement_store
+    agent = Agent(store, texts)
+    assert agent._related("ppe_net", "capex") and agent._related("capex", "ppe_net")
+    assert agent._related("total_assets", "total_current_assets")
+    assert not agent._related("cash", "cfo")

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..ingestion.numbers import SCALES
 from .calculator import CalcError, evaluate
@@ -33,7 +33,7 @@ from .expression_checks import covered_input
 from .fact_store import FactStore
 from .formulas import load_library
 from .label_match import LabelMatcher
-from .labels import Vocabulary, normalise_phrase, spends_money
+from .labels import Vocabulary, balance_side, normalise_phrase, spends_money
 from .meaning import (
     PRIMARY_STATEMENTS,
     GateParams,
@@ -239,6 +239,75 @@ class Agent:
                       "inputs": [f"{c} FY{y}" for c, y in pq.inputs], "duration": pq.duration})
         if not pq.figure:
             return None, pq.reason, steps
+        record, reason, steps = self._answer_parsed(qid, question, pq, pages, doc_hint, steps,
+                                                    enforce_gate, original)
+        # an answer the gate (or the lookup) refused gets one more try with its operands read
+        # by meaning; the new answer goes out only if the whole gate passes it
+        if record is None or not record.verified:
+            own = {d for d, _ in pages} | ({doc_hint} if doc_hint else set())
+            reread = self._reread(pq, own)
+            if reread is not None:
+                pq2, read = reread
+                steps2 = steps + [{"step": "reread", "read": read}]
+                again = self._answer_parsed(qid, question, pq2, pages, doc_hint, steps2,
+                                            enforce_gate, original)
+                if again[0] is not None and again[0].verified:
+                    return again
+        return record, reason, steps
+
+    def _reread(self, pq: ParsedQuestion, docs: set[str]
+                ) -> tuple[ParsedQuestion, list[dict]] | None:
+        """The parse with each operand whose own words the glossary reads, surely
+        (``_sure_reading``), as another line item read as that one, and what was read; None
+        when no operand reads otherwise. A term can stand inside a longer description of
+        something else: "the cash its day-to-day business generated" holds the term "cash"
+        but means the cash from operations, "the depreciated carrying amount of its land,
+        buildings and other physical assets" holds "assets" but means net PP&E. The parse
+        reads the term; the glossary reads the whole phrase. A concept of the same family
+        (``_related``) or one the parse already uses is no other reading."""
+        glossary = self.meaning.glossary
+        if glossary is None:
+            return None
+        used = {c for c, _ in pq.inputs}
+        swap: dict[str, str] = {}
+        read = []
+        for concept in sorted(used):
+            phrase = pq.phrases.get(concept)
+            if not phrase or concept not in self.vocab.concepts:
+                continue
+            got = self._sure_reading(gloss_phrase(self.meaning.own_words(phrase, docs)),
+                                     side=balance_side(phrase))
+            if got and got[0] != concept and got[0] not in used and \
+                    got[0] in self.vocab.concepts and not self._related(concept, got[0]):
+                swap[concept] = got[0]
+                read.append({"words": phrase, "was": concept, "concept": got[0],
+                             "score": got[1]})
+        if not swap:
+            return None
+        names = re.compile(r"\b(" + "|".join(map(re.escape, swap)) + r")(?=__fy|\b)")
+        # the new concept takes the old one's words (a phrase it had of its own is dropped)
+        phrases = {c: p for c, p in pq.phrases.items() if c not in swap.values()}
+        pq2 = replace(pq, metric=swap.get(pq.metric, pq.metric),
+                      expression=names.sub(lambda m: swap[m.group(1)], pq.expression),
+                      inputs=[(swap.get(c, c), y) for c, y in pq.inputs],
+                      phrases={swap.get(c, c): p for c, p in phrases.items()})
+        return pq2, read
+
+    def _related(self, a: str, b: str) -> bool:
+        """Two concepts of one line item's family: a balance and the money spent on it (PP&E
+        and capex), or one line item at two maturities."""
+        ca, cb = self.vocab.concepts[a], self.vocab.concepts[b]
+        return ca.spent_as == b or cb.spent_as == a or any(
+            self.vocab.maturity_variant(x, m) == y for x, y in ((a, b), (b, a))
+            for m in ("short", "long"))
+
+    def _answer_parsed(self, qid: str, question: str, pq: ParsedQuestion,
+                       pages: Sequence[tuple[str, int]], doc_hint: str | None,
+                       steps: list[dict], enforce_gate: bool, original: str
+                       ) -> tuple[AnswerRecord | None, str, list[dict]]:
+        """One parse answered: its inputs looked up on the pages (with follow-ups), computed
+        and checked by the gate; ``steps`` is copied, not changed."""
+        steps = list(steps)
         pages = list(dict.fromkeys(pages))
         steps.append({"step": "retrieve", "pages": [f"{d} p{p}" for d, p in pages]})
         docs = list(dict.fromkeys([d for d, _ in pages] + ([doc_hint] if doc_hint else [])))
