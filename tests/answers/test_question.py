@@ -837,3 +837,37 @@ def test_an_x_to_y_ratio_asked_at_a_date():
         pq = parse_question(q)
         assert pq.expression == "((total_current_assets__fy2022) / " \
             "(total_current_liabilities__fy2022))", (q, pq.reason)
+
+
+def test_a_share_left_after_a_part_is_the_whole_less_the_part_over_the_whole():
+    from fingap.answers.question import left_after_as_question
+
+    q = ("For ACME's fiscal year ended May 29, 2022, what share of its sales was left after "
+         "subtracting what it cost to make the products it sold? Give the percentage to one "
+         "decimal place.")
+    restated = left_after_as_question(q)
+    assert restated == ("For ACME's fiscal year ended May 29, 2022, what was its sales minus "
+                        "what it cost to make the products it sold, as a percentage of its "
+                        "sales? Give the percentage to one decimal place.")
+    pq = parse_question(restated)
+    assert pq.figure and pq.unit == "percent"
+    assert pq.expression.startswith("((revenue__fy2022 - row_") and \
+        pq.expression.endswith(") / (revenue__fy2022) * 100)")
+    # the part stops before a period phrase or a remark in parentheses
+    kept = left_after_as_question(
+        "What share of its sales did ACME keep after the direct cost of making the products "
+        "it sold during the six months ended July 2, 2023? Round to one decimal place.")
+    assert "minus the direct cost of making the products it sold, as a percentage of its " \
+        "sales during the six months" in kept
+    assert left_after_as_question("What was ACME's gross margin in FY2022?") is None
+    assert left_after_as_question("How much profit was left for shareholders after taxes "
+                                  "in FY2022?") is None
+
+
+def test_a_share_of_a_difference_takes_the_whole_difference():
+    # "as a percentage of" binds looser than the minus before it
+    pq = parse_question("What was ACME's FY2022 net sales minus cost of sales, as a percentage "
+                        "of net sales?")
+    assert pq.expression == "((revenue__fy2022 - cogs__fy2022) / (revenue__fy2022) * 100)", \
+        pq.expression
+    assert pq.unit == "percent"

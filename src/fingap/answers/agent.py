@@ -50,6 +50,7 @@ from .question import (
     asked_phrase,
     division_as_question,
     instruction_as_question,
+    left_after_as_question,
     parse_question,
     refers_back,
     times_covered_as_ratio,
@@ -208,6 +209,11 @@ class Agent:
         own = {d for d, _ in pages} | ({doc_hint} if doc_hint else set())
         spelt = frozenset(words[i] for i in company_positions(words, own, self.companies))
         pq = parse_question(question, self.vocab, doc_type, spelt)
+        if (restated := left_after_as_question(question)) and \
+                (again := parse_question(restated, self.vocab, doc_type, spelt)).figure:
+            # a share of a whole left after a part: the whole less the part, over the whole
+            steps.append({"step": "restate", "question": restated})
+            question, pq = restated, again
         # the question sentence refers back to an instruction that names the figure, or asks
         # a ratio with a verb ("how many times did X cover Y")
         for restate in (instruction_as_question, times_covered_as_ratio):

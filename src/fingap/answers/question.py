@@ -469,6 +469,32 @@ def instruction_as_question(text: str) -> str | None:
     return f"What is {x}? " + text[:m.start()].strip() + " " + text[m.end():].lstrip(". ")
 
 
+# "what share of its sales was left after subtracting what it cost to make the products": the
+# whole less the part, as a share of the whole
+_LEFT_AFTER = re.compile(
+    r"\b(?P<ask>what|which)\s+(?:share|percentage|percent|portion|fraction|proportion)\s+of\s+"
+    r"(?P<y>[^?.;]+?)\s+(?:was|were|is|are|did\s+\S+\s+(?:keep|retain))\s*"
+    r"(?:left(?:\s+over)?|remaining|kept|retained)?\s+(?:after|once)\s+"
+    r"(?:(?:subtracting|deducting|paying(?:\s+for)?|covering|removing|taking\s+away|"
+    r"meeting)\s+)?(?P<x>[^?.;(]+?)(?=\s*[?.;(]|\s*,\s|\s+(?:during|over|in|for)\s+(?:the\s+)?(?:fiscal|"
+    r"calendar|six|three|nine|twelve|first|second|third|fourth|year|quarter|(?:19|20)\d\d)\b|$)",
+    re.I)
+
+
+def left_after_as_question(text: str) -> str | None:
+    """"What share of its sales was left after subtracting the cost of the products it sold?"
+    asked as "what was its sales minus the cost of the products it sold, as a percentage of
+    its sales?"; None when the question has no such clause. (A share of a whole left after a
+    part is the whole less the part over the whole; the parser otherwise reads the part's
+    share.)"""
+    m = _LEFT_AFTER.search(text)
+    if m is None or not m["x"].strip():
+        return None
+    y, x = m["y"].strip(), m["x"].strip()
+    return f"{text[:m.start()]}{m['ask']} was {y} minus {x}, as a percentage of {y}" \
+        f"{text[m.end():]}"
+
+
 # "how many times (over) did X cover Y": the ratio of X to Y, a coverage asked with a verb
 _TIMES_COVERED = re.compile(
     r"\bhow\s+many\s+times(?:\s+over)?\s+(?:did|does|do|could|would|can|has|have|was|were|is)\s+"
@@ -979,11 +1005,26 @@ def joined_terms(text: str, vocab: Vocabulary) -> str:
     return _PLUS_IN_A_TERM.sub(lambda m: _one_line_item(m, vocab), text)
 
 
+# "X minus Y, as a percentage of Z": the share is of the whole difference
+_ARITHMETIC_AS_PERCENT_OF = re.compile(
+    r"^(?P<x>.+?),?\s+as\s+(?:a\s+)?(?:%|percent|percentage|share|proportion|fraction|portion)"
+    r"\s+of\s+(?P<y>.+)$", re.I | re.S)
+_ADDING = re.compile(r"\s(?:minus|less|plus|[-+])\s", re.I)
+
+
 def _expression(text: str, ctx: _Context) -> tuple[str, str]:
     """An arithmetic phrase ("FY2019 revenue / (average PP&E between FY2018 and FY2019)",
     "EBITDA less capex") as (calculator expression, unit)."""
     # "dividends over the first half of 2023": a period's "over" divides nothing
     text = strip_period_phrases(_drop_remarks(text))
+    m = _ARITHMETIC_AS_PERCENT_OF.match(text.strip())
+    if m and _ADDING.search(m["x"]) and not _OPERATORS.search(m["y"]):
+        # "as a percentage of" binds looser than the arithmetic before it: "sales minus cost of
+        # sales as a percentage of sales" is (sales - cost of sales) / sales, not
+        # sales - (cost of sales / sales)
+        x, _ = _expression(m["x"], ctx)
+        y, _ = _operand(m["y"], ctx)
+        return f"(({x}) / ({y}) * 100)", "percent"
     text = LISTED_TOGETHER.sub(_listed_sum, text)
     text = _SUM_OF_TWO.sub(lambda m: f"({m['a']} plus {m['b']})", text)
     text = joined_terms(text, ctx.vocab)
