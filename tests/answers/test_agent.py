@@ -271,3 +271,29 @@ def test_a_reading_of_the_same_family_is_no_other_reading(statement_store):
     assert agent._related("ppe_net", "capex") and agent._related("capex", "ppe_net")
     assert agent._related("total_assets", "total_current_assets")
     assert not agent._related("cash", "cfo")
+
+
+def test_an_operand_known_by_its_label_is_read_again_as_the_line_item_it_describes(
+        statement_store):
+    from fingap.answers.question import ParsedQuestion
+
+    store, texts = statement_store
+    agent = Agent(store, texts)
+    pq = ParsedQuestion(True, metric="definition",
+                        expression="((row_tax_charge__fy2022) / (pretax_income__fy2022) * 100)",
+                        inputs=[("row_tax_charge", 2022), ("pretax_income", 2022)],
+                        labels={"row_tax_charge": "tax charge"},
+                        described={"row_tax_charge": "the tax charge"},
+                        phrases={"pretax_income": "pre tax earnings"})
+    agent._sure_reading = lambda phrase, side=None: \
+        ("income_tax", 0.9) if phrase == "tax charge" else None
+    pq2, read = agent._reread(pq, {DOC})
+    assert read == [{"words": "the tax charge", "was": "row_tax_charge",
+                     "concept": "income_tax", "score": 0.9}]
+    assert pq2.expression == "((income_tax__fy2022) / (pretax_income__fy2022) * 100)"
+    assert pq2.inputs == [("income_tax", 2022), ("pretax_income", 2022)]
+    assert pq2.labels == {} and pq2.described == {}
+    assert pq2.phrases == {"pretax_income": "pre tax earnings", "income_tax": "tax charge"}
+    # nothing read otherwise: no new parse
+    agent._sure_reading = lambda phrase, side=None: None
+    assert agent._reread(pq, {DOC}) is None

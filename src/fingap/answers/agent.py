@@ -278,13 +278,16 @@ class Agent:
         swap: dict[str, str] = {}
         read = []
         for concept in sorted(used):
-            phrase = pq.phrases.get(concept)
-            if not phrase or concept not in self.vocab.concepts:
+            # a vocabulary line item's words, or those of one known only by its label
+            phrase = pq.phrases.get(concept) if concept in self.vocab.concepts else \
+                pq.described.get(concept) or pq.labels.get(concept)
+            if not phrase:
                 continue
             got = self._sure_reading(gloss_phrase(self.meaning.own_words(phrase, docs)),
                                      side=balance_side(phrase))
             if got and got[0] != concept and got[0] not in used and \
-                    got[0] in self.vocab.concepts and not self._related(concept, got[0]):
+                    got[0] in self.vocab.concepts and (concept not in self.vocab.concepts or
+                                                       not self._related(concept, got[0])):
                 swap[concept] = got[0]
                 read.append({"words": phrase, "was": concept, "concept": got[0],
                              "score": got[1]})
@@ -296,7 +299,10 @@ class Agent:
         pq2 = replace(pq, metric=swap.get(pq.metric, pq.metric),
                       expression=names.sub(lambda m: swap[m.group(1)], pq.expression),
                       inputs=[(swap.get(c, c), y) for c, y in pq.inputs],
-                      phrases={swap.get(c, c): p for c, p in phrases.items()})
+                      phrases={swap.get(c, c): p for c, p in phrases.items()} |
+                      {swap[c]: p for c, p in pq.labels.items() if c in swap},
+                      labels={c: p for c, p in pq.labels.items() if c not in swap},
+                      described={c: p for c, p in pq.described.items() if c not in swap})
         return pq2, read
 
     def _related(self, a: str, b: str) -> bool:
