@@ -587,6 +587,9 @@ def unexplained_words(question: str, pq: ParsedQuestion, vocab: Vocabulary,
                             asked).split())
     words = asked.split()
     covered = company_positions(words, docs, companies)
+    # "working mainly from its income statement", "using nothing but the balance sheet": where
+    # the figure is read, not what it is
+    covered |= source_positions(words, covered)
     # a company's former name ("Square (now Block)", "Block (formerly Square)") is a name too
     former = {w for names in _FORMER_NAME.findall(question) for name in names
               for w in normalise_phrase(name).split()}
@@ -676,6 +679,47 @@ def unexplained_words(question: str, pq: ParsedQuestion, vocab: Vocabulary,
                 w not in OPERATION_WORDS and w not in names:
             continue
         out.append(w)
+    return out
+
+
+# a statement a question names as its source, normalised ("statement of cash flows")
+_SOURCE_NAME = re.compile(
+    r"\b(?:(?:income|cash flows?|cash flow|earnings|operations) statements?|balance sheets?|"
+    r"statements? of (?:income|operations|earnings|cash flows?|financial position)|"
+    r"annual report|earnings release|(?:10 k|10 q) filing|10 k|10 q|filing|financial statements)"
+    r"\b")
+# the closed class of words that say where a figure is read: the verb, the restriction and
+# the preposition before a source's name ("working mainly from its", "limited to", "relying
+# only on", "nothing but") and after it ("alone", "only")
+_SOURCE_BEFORE = frozenset(
+    "working work drawing draw relying rely based going go reading read using use used per "
+    "according limited restricted confined only solely mainly mostly primarily chiefly "
+    "strictly exclusively just nothing but from on to with in off of by its their the "
+    "company companys firms firm s".split())
+_SOURCE_AFTER = frozenset("alone only solely".split())
+
+
+def source_positions(words: Sequence[str], names: set[int] = frozenset()) -> set[int]:
+    """The positions of the words that name a statement as the figure's source, with the
+    words around it that only say so ("working mainly from its income statement", "using
+    nothing but the balance sheet", "the cash flow statement alone"); ``names``: the
+    positions of the company's name, which may stand between them."""
+    text = " ".join(words)
+    starts, pos = [], 0
+    for w in words:
+        starts.append(pos)
+        pos += len(w) + 1
+    out: set[int] = set()
+    for m in _SOURCE_NAME.finditer(text):
+        first = next(i for i, s in enumerate(starts) if s + len(words[i]) > m.start())
+        last = max(i for i, s in enumerate(starts) if s < m.end())
+        i = first - 1
+        while i >= 0 and first - i <= 8 and (words[i] in _SOURCE_BEFORE or i in names):
+            i -= 1
+        j = last + 1
+        while j < len(words) and words[j] in _SOURCE_AFTER:
+            j += 1
+        out.update(range(i + 1, j))
     return out
 
 
