@@ -250,7 +250,6 @@ class Agent:
         # an answer the gate (or the lookup) refused gets one more try with its operands read
         # by meaning; the new answer goes out only if the whole gate passes it
         if record is None or not record.verified:
-            own = {d for d, _ in pages} | ({doc_hint} if doc_hint else set())
             reread = self._reread(pq, own)
             if reread is not None:
                 pq2, read = reread
