@@ -112,6 +112,7 @@ from .question import (
     dates_named,
     definitions,
     joined_terms,
+    statement_name_spans,
 )
 from .resolver import (
     content_stems,
@@ -682,12 +683,10 @@ def unexplained_words(question: str, pq: ParsedQuestion, vocab: Vocabulary,
     return out
 
 
-# a statement a question names as its source, normalised ("statement of cash flows")
-_SOURCE_NAME = re.compile(
-    r"\b(?:(?:income|cash flows?|cash flow|earnings|operations) statements?|balance sheets?|"
-    r"statements? of (?:income|operations|earnings|cash flows?|financial position)|"
-    r"annual report|earnings release|(?:10 k|10 q) filing|10 k|10 q|filing|financial statements)"
-    r"\b")
+# a document a question names as its source, normalised (statements: ``statement_name_spans``)
+_SOURCE_DOCUMENT = re.compile(
+    r"\b(?:annual report|earnings release|(?:10 k|10 q) filing|10 k|10 q|filing|"
+    r"financial statements)\b")
 # the closed class of words that say where a figure is read: the verb, the restriction and
 # the preposition before a source's name ("working mainly from its", "limited to", "relying
 # only on", "nothing but") and after it ("alone", "only")
@@ -710,9 +709,10 @@ def source_positions(words: Sequence[str], names: set[int] = frozenset()) -> set
         starts.append(pos)
         pos += len(w) + 1
     out: set[int] = set()
-    for m in _SOURCE_NAME.finditer(text):
-        first = next(i for i, s in enumerate(starts) if s + len(words[i]) > m.start())
-        last = max(i for i, s in enumerate(starts) if s < m.end())
+    spans = statement_name_spans(text) + [m.span() for m in _SOURCE_DOCUMENT.finditer(text)]
+    for a, b in spans:
+        first = next(i for i, s in enumerate(starts) if s + len(words[i]) > a)
+        last = max(i for i, s in enumerate(starts) if s < b)
         i = first - 1
         while i >= 0 and first - i <= 8 and (words[i] in _SOURCE_BEFORE or i in names):
             i -= 1

@@ -174,6 +174,12 @@ def _decimals(text: str) -> int | None:
     return 0 if _WHOLE.search(text) else None
 
 
+def statement_name_spans(text: str) -> list[tuple[int, int]]:
+    """The (start, end) of every statement's name in ``text`` ("balance sheet", "statement of
+    cash flows", ...)."""
+    return [m.span() for _, pattern in _STATEMENT_WORDS for m in pattern.finditer(text)]
+
+
 def _strip_statement_names(text: str) -> str:
     for _, pattern in _STATEMENT_WORDS:
         text = pattern.sub(" ", text)
