@@ -297,3 +297,18 @@ def test_an_operand_known_by_its_label_is_read_again_as_the_line_item_it_describ
     # nothing read otherwise: no new parse
     agent._sure_reading = lambda phrase, side=None: None
     assert agent._reread(pq, {DOC}) is None
+
+
+def test_a_metric_the_question_spells_out_is_read_from_its_instruction(statement_store):
+    store, texts = statement_store
+    agent = Agent(store, texts)
+    rec = agent.answer(
+        "q", "What was ACME's operating margin in FY2022? Use operating income plus "
+        "depreciation and amortization, divided by net sales. Answer in percent, rounded to "
+        "two decimal places.", [(DOC, 1), (DOC, 2)])
+    steps = [s["step"] for s in rec.steps]
+    # the library's operating margin leaves out what the instruction adds; the gate refuses it
+    # and the instruction's own arithmetic is read instead, once
+    assert "spelt_out" in steps, rec.steps
+    assert rec.verified and rec.value == pytest.approx(26.54), (rec.value, rec.reason)
+    assert rec.formula.count("operating_income__fy2022") == 1

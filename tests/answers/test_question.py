@@ -884,3 +884,41 @@ def test_a_division_after_an_opening_clause_splits_at_the_dividing_by():
                                "by the company's current liabilities at that date?"), restated
     pq = parse_question(restated)
     assert pq.figure and pq.expression == "cfo__fy2022 / total_current_liabilities__fy2022"
+
+
+def test_the_change_in_a_balance_after_period_words_is_its_difference():
+    q = ("What is 365 times the average of ACME's 2021 and 2022 trade payables, divided by 2022 "
+         "cost of goods sold plus the year's change in inventory?")
+    assert parse_question(q).expression.endswith(
+        "( cogs__fy2022 + (inventory__fy2022 - inventory__fy2021) )")
+    q2 = q.replace("the year's change", "the 2021-to-2022 change")
+    assert parse_question(q2).expression == parse_question(q).expression
+    # a year-over-year change asked in percent stays a growth rate
+    p = parse_question("What is ACME's year-over-year change in revenue from FY2021 to FY2022 "
+                       "(in units of percents)?")
+    assert p.metric == "growth" and p.unit == "percent", p
+
+
+def test_an_instruction_after_the_question_spells_out_the_metric_asked():
+    from fingap.answers.question import spelt_out_after_question
+
+    q = ("For ACME's fiscal 2022, how many days of payables were outstanding? Use 365 times "
+         "the average of the 2021 and 2022 accounts payable, divided by the sum of 2022 cost "
+         "of goods sold and the change in inventory from the end of 2021 to the end of 2022. "
+         "Round to two decimal places.")
+    assert spelt_out_after_question(q).startswith("365 times the average of the 2021 and 2022")
+    # by default the library's formula is read; the spelt-out reading replaces it, once
+    library = parse_question(q)
+    assert library.metric == "days_payable_outstanding"
+    assert "inventory" not in library.expression, library.expression
+    spelt = parse_question(q, spelt_out=True)
+    assert spelt.unit == "days" and spelt.expression.count("accounts_payable__fy") == 2
+    assert "cogs__fy2022 + (inventory__fy2022 - inventory__fy2021)" in spelt.expression
+    assert evaluate(spelt.expression, {
+        "accounts_payable__fy2021": 90.0, "accounts_payable__fy2022": 110.0,
+        "cogs__fy2022": 700.0, "inventory__fy2021": 20.0,
+        "inventory__fy2022": 50.0}) == pytest.approx(365 * 100 / 730)
+    # an instruction without arithmetic spells nothing out
+    assert spelt_out_after_question("What was ACME's FY2022 inventory turnover? Use the "
+                                    "balance sheet and the income statement.") is None
+    assert spelt_out_after_question("Use 365 times A, divided by B.") is None

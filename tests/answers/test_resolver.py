@@ -179,3 +179,15 @@ def test_a_row_the_phrase_takes_away_is_not_what_is_left():
     assert deducted_row("property, plant and equipment after accumulated depreciation",
                         "Accumulated depreciation")
     assert not deducted_row("cost of sales", "Cost of sales")
+
+
+def test_a_row_printing_one_part_of_a_sum_is_not_the_sum():
+    from fingap.answers.resolver import one_part_of_a_sum
+
+    phrase = "the combined cost of the products and services it sold"
+    assert one_part_of_a_sum(phrase, "Cost of products")
+    assert one_part_of_a_sum(phrase, "Cost of services")
+    assert not one_part_of_a_sum(phrase, "Total cost of products and services")
+    # without a word that adds up, "and" may sit inside one line item's name
+    assert not one_part_of_a_sum("the cost of products and services sold", "Cost of products")
+    assert not one_part_of_a_sum("cash and equivalents held together", "Cash and equivalents")

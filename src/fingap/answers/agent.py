@@ -53,6 +53,7 @@ from .question import (
     left_after_as_question,
     parse_question,
     refers_back,
+    spelt_out_after_question,
     times_covered_as_ratio,
     with_stated_maturity,
 )
@@ -247,6 +248,18 @@ class Agent:
             return None, pq.reason, steps
         record, reason, steps = self._answer_parsed(qid, question, pq, pages, doc_hint, steps,
                                                     enforce_gate, original)
+        if (record is None or not record.verified) and spelt_out_after_question(question):
+            # the question names a library metric and then spells out its arithmetic ("What
+            # was its DPO? Use 365 times A, divided by B plus C"): read again with that as the
+            # formula; the answer goes out only if the whole gate passes it
+            pq2 = parse_question(question, self.vocab, doc_type, spelt, spelt_out=True)
+            if pq2.figure and pq2.expression != pq.expression:
+                pq2 = with_stated_maturity(pq2, self.vocab)
+                steps2 = steps + [{"step": "spelt_out", "formula": pq2.expression}]
+                again = self._answer_parsed(qid, question, pq2, pages, doc_hint, steps2,
+                                            enforce_gate, original)
+                if again[0] is not None and again[0].verified:
+                    return again
         # an answer the gate (or the lookup) refused gets one more try with its operands read
         # by meaning; the new answer goes out only if the whole gate passes it
         if record is None or not record.verified:

@@ -118,6 +118,7 @@ from .resolver import (
     content_stems,
     deducted_row,
     gloss_phrase,
+    one_part_of_a_sum,
     read_described,
     stem,
     taxes_side_conflict,
@@ -1132,6 +1133,10 @@ class MeaningGate:
                 # "what it kept after the cost of sales" is what is left, never the cost
                 checks.reasons.append(f"{inp['name']}: {inp['label']!r} is what the question "
                                       "takes away, not what is left after it")
+            elif one_part_of_a_sum(pq.described.get(concept) or self.phrases(concept, pq)[0],
+                                   inp["label"]):
+                checks.reasons.append(f"{inp['name']}: {inp['label']!r} is one of the line "
+                                      "items the question adds up, not their sum")
             elif (side := taxes_side_conflict(self.phrases(concept, pq)[0], inp["label"])):
                 # "profit after all costs and taxes" and "Income before income taxes" are close
                 # by meaning to a sentence embedder, yet opposite rows

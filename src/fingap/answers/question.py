@@ -292,7 +292,12 @@ _RELATIVE_TO = re.compile(r"^(?P<x>.+?)\s+(?:relative\s+to|in\s+relation\s+to)\s
 # "(how many dollars of) sales per dollar of assets": X / Y
 _PER_DOLLAR = re.compile(r"^(?:how\s+many\s+dollars\s+of\s+|dollars\s+of\s+)?(?P<x>.+?)\s+"
                          r"(?:per|each|every)\s+dollar\s+of\s+(?P<y>.+)$")
-_CHANGE_IN = re.compile(r"^(?:change|increase)\s+in\s+(?P<x>.+)$")
+# "the change in X", also after words that only say over which period or that it is the net
+# change ("the year's change in inventory", "the 2016-to-2017 change in ...", its years already
+# taken out): the difference of two balances, never a growth rate
+# ("year-over-year change" stays a growth rate, as it is usually asked in percent)
+_CHANGE_IN = re.compile(r"^(?:(?:years?|net|period|periods|to|its|the)\s+)*(?:change|increase)"
+                        r"\s+in\s+(?P<x>.+)$")
 _DAYS = re.compile(r"\bin\s+days\b|\bdays\s*[,.]?\s*(?:one|two|zero|\d)\s+decimal|"
                    r"\bdays\s*[?.]?\s*$|\bdays\s+(?:sales|inventory|payables?)\b|"
                    r"\b(?:dso|dio|dpo)\b|conversion\s+cycle", re.I)
@@ -1004,7 +1009,8 @@ def _listed_sum(m: re.Match) -> str:
 # equivalents and receivables" the parts cannot be told apart)
 _SUM_OF_TWO = re.compile(r"\bthe\s+sum\s+of\s+(?P<a>(?:(?!\band\b)[^,;()])+?)\s+and\s+"
                          r"(?P<b>(?:(?!\band\b)[^,;()])+?)\s*(?=[,;)]|$)", re.I)
-# "A, divided by B plus C": after a comma, the division's divisor is all that follows
+# "A, divided by B plus C": after a comma, the division's divisor is all that follows (and
+# its dividend all that precedes)
 _DIVIDED_AFTER_COMMA = re.compile(r"^(?P<a>[^()]+?),\s+divided\s+by\s+(?P<b>[^()]+)$", re.I | re.S)
 _ADDITIVE = re.compile(r"\s-\s|[+]|\b(?:plus|minus|less)\b", re.I)
 
@@ -1053,7 +1059,9 @@ def _expression(text: str, ctx: _Context) -> tuple[str, str]:
     text = LISTED_TOGETHER.sub(_listed_sum, text)
     text = _SUM_OF_TWO.sub(lambda m: f"({m['a']} plus {m['b']})", text)
     text = joined_terms(text, ctx.vocab)
-    if (m := _DIVIDED_AFTER_COMMA.match(text.strip())) and _ADDITIVE.search(m["b"]):
+    if (m := _DIVIDED_AFTER_COMMA.match(text.strip())) and \
+            (_ADDITIVE.search(m["b"]) or _ADDITIVE.search(m["a"])):
+        # ... and before it, the dividend is all that precedes: "A plus B, divided by C"
         text = f"({m['a']}) divided by ({m['b'].strip(' .,')})"
     out: list[str] = []
     units: list[str] = []
@@ -1152,11 +1160,14 @@ def _years_after_average(text: str) -> str:
 
 def parse_question(text: str, vocab: Vocabulary | None = None,
                    doc_type: str | None = None,
-                   company_words: frozenset[str] = frozenset()) -> ParsedQuestion:
+                   company_words: frozenset[str] = frozenset(),
+                   spelt_out: bool = False) -> ParsedQuestion:
     """The question's figure: its formula over (concept, year) inputs, period, unit and
     rounding, or ``figure=False`` with the reason. ``company_words``: the normalised words
     with which the question spells its company (``fingap.answers.meaning.company_positions``),
-    left out of the names of line items read by their printed labels."""
+    left out of the names of line items read by their printed labels. ``spelt_out``: a library
+    metric asked is read from the arithmetic an instruction after the question spells out
+    (``spelt_out_after_question``) instead of the library's formula, when that reads."""
     vocab = vocab or Vocabulary.load()
     library = load_library()
     if not text or not text.strip():
@@ -1269,6 +1280,11 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
         first = next((i for i, c in enumerate(clauses) if _ARITHMETIC.search(c)), None)
         if first and _library_match(" ".join(clauses[:first]), library):
             main_def = ", ".join(clauses[first:])
+    # "What was its DPO? Use 365 times A, divided by B plus C": an instruction after the
+    # question that spells out arithmetic defines the library metric asked, and replaces its
+    # formula (on the agent's second reading; the library's formula stays when it cannot be read)
+    spelt = spelt_out_after_question(text) if spelt_out and main_def is None and names[0] \
+        and _library_match(names[0], library) else None
     labels: dict[str, str] = {}
     described: dict[str, str] = {}
     phrases: dict[str, str] = {}
@@ -1292,7 +1308,7 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
                            else min(years))
             try:
                 expression, unit = _expression(main_def, ctx) if main_def \
-                    else _expression(asked_core, ctx)
+                    else _spelt_or_asked(spelt, asked_core, ctx)
             except CalcError:
                 if defs:
                     # the question names its metric only through its definition
@@ -1357,6 +1373,37 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
                                       .items() if any(c == n for n, _ in inputs)},
                           dates_named(text),
                           {n: p for n, p in described.items() if any(c == n for c, _ in inputs)})
+
+
+def spelt_out_after_question(text: str) -> str | None:
+    """The arithmetic an instruction after the question mark spells out ("... ? Use 365 times
+    A, divided by B", "... ? Take A and divide it by B"), as an expression phrase; None when no
+    instruction there holds arithmetic."""
+    q = text.find("?")
+    if q < 0:
+        return None
+    after = text[q + 1:].strip()
+    if (restated := division_as_question(after)) and restated.startswith("What is "):
+        return restated[len("What is "):].split("?", 1)[0]
+    m = next((m for m in _INSTRUCTION.finditer(after) if _ARITHMETIC.search(m["x"])), None)
+    if m is None:
+        return None
+    x = _imperatives(_INSTRUCTION_TAIL.sub("", m["x"]).strip(" ,"))
+    # "compute DPO as 365 x (...) / (...)": the arithmetic after the metric's name
+    named = re.match(r"(?P<name>[^,()]{1,60}?)\s+as\s+(?P<rhs>.+)$", x, re.S)
+    if named and _ARITHMETIC.search(named["rhs"]) and not _ARITHMETIC.search(named["name"]):
+        x = named["rhs"]
+    return x
+
+
+def _spelt_or_asked(spelt: str | None, asked: str, ctx: _Context) -> tuple[str, str]:
+    """The spelt-out arithmetic's expression when it reads, else the asked phrase's."""
+    if spelt:
+        try:
+            return _expression(spelt, ctx)
+        except CalcError:
+            pass
+    return _expression(asked, ctx)
 
 
 # how a question frames itself before it asks ("As an analyst working from its balance sheet,",

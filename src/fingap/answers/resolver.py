@@ -125,6 +125,27 @@ def deducted_row(phrase: str, label: str) -> bool:
     return bool(lead) and bool(printed & rest) and not printed & lead
 
 
+# a phrase that adds up what it names: "the combined cost of the products and services it sold"
+_COMBINED = re.compile(r"\b(?:combined|together|both|sum\s+of)\b")
+
+
+def one_part_of_a_sum(phrase: str, label: str) -> bool:
+    """Whether the phrase adds up line items joined by "and" ("the combined cost of the
+    products and services it sold") while the row prints only one of the two words the "and"
+    joins ("Cost of products", "Cost of services"): a part, never the sum asked for."""
+    norm = normalise_phrase(phrase)
+    if not _COMBINED.search(norm) or " and " not in f" {norm} ":
+        return False
+    left, _, right = norm.partition(" and ")
+    before = [w for w in left.split() if content_stems(w)]
+    after = [w for w in right.split() if content_stems(w)]
+    if not before or not after:
+        return False
+    printed = content_stems(normalise_phrase(label))
+    joined = (content_stems(before[-1]) <= printed, content_stems(after[0]) <= printed)
+    return joined[0] != joined[1]
+
+
 def _glossed(facts: list[dict], concept: str, score: float,
              overlap: dict[str, float]) -> list[dict]:
     """The facts the vocabulary reads as ``concept``, marked as read through the glossary."""
