@@ -12,6 +12,7 @@ from fingap.answers.expression_checks import (
     dimension_reason,
     operations_not_taken,
     repeat_reason,
+    repeated_term_reason,
     scale_reason,
     self_difference_reason,
     weight_reason,
@@ -259,3 +260,22 @@ def test_by_how_much_between_two_periods_takes_two_periods_apart():
     assert between_reason("What was ACME's revenue from 2021 to 2022?", "revenue__fy2022") is None
     assert between_reason("By how much did current assets exceed current liabilities at "
                           "December 31, 2022?", "tca__fy2022 - tcl__fy2022") is None
+
+
+def test_a_term_added_twice_is_a_definition_applied_twice():
+    dio = "((365 * inventory__fy2022) / cogs__fy2022)"
+    dso = "((365 * accounts_receivable__fy2022) / revenue__fy2022)"
+    dpo = "((365 * accounts_payable__fy2022) / cogs__fy2022)"
+    assert "twice" in repeated_term_reason(f"(({dio} + {dso}) - {dpo}) + {dso} - {dpo}")
+    assert repeated_term_reason(f"{dio} + {dso} - {dpo}") is None
+    # the same line item in two years is two terms; an average is no repetition
+    assert repeated_term_reason("(inventory__fy2022 + inventory__fy2021) / 2") is None
+    assert repeated_term_reason("cogs__fy2022 + (inventory__fy2022 - inventory__fy2021)") is None
+
+
+def test_the_excess_of_one_amount_over_another_is_a_stated_subtraction():
+    q = "What was the excess of ACME's current assets over its current liabilities in 2022?"
+    assert "excess" in arithmetic_reason(q, "total_current_assets__fy2022 / "
+                                            "total_current_liabilities__fy2022")
+    assert arithmetic_reason(q, "total_current_assets__fy2022 - "
+                                "total_current_liabilities__fy2022") is None

@@ -922,3 +922,19 @@ def test_an_instruction_after_the_question_spells_out_the_metric_asked():
     assert spelt_out_after_question("What was ACME's FY2022 inventory turnover? Use the "
                                     "balance sheet and the income statement.") is None
     assert spelt_out_after_question("Use 365 times A, divided by B.") is None
+
+
+def test_a_slash_joining_the_two_words_of_one_line_item_is_no_division():
+    p = parse_question("What was ACME's FY2022 EBITDA, computed as operating income plus the "
+                       "depreciation/amortization charge?")
+    assert p.expression.count("/") == 0 and "depreciation_amortization__fy2022" in p.expression
+    # with spaces either side, or between two line items, a slash divides
+    p2 = parse_question("What was ACME's FY2022 net income / revenue, in percent?")
+    assert p2.expression == "(net_income__fy2022 / revenue__fy2022) * 100", p2.expression
+
+
+def test_the_excess_of_one_amount_over_another_is_their_difference():
+    p = parse_question("What was the excess of ACME's total current assets over its total "
+                       "current liabilities at December 31, 2022? Answer in USD millions.")
+    assert p.expression == "total_current_assets__fy2022 - total_current_liabilities__fy2022"
+    assert p.unit == "usd"

@@ -248,10 +248,15 @@ class Agent:
             return None, pq.reason, steps
         record, reason, steps = self._answer_parsed(qid, question, pq, pages, doc_hint, steps,
                                                     enforce_gate, original)
+        if record is None or not record.verified:
+            again = self._read_again(qid, question, pq, pages, doc_hint, steps, enforce_gate,
+                                     original, own)
+            if again is not None:
+                return again
         if (record is None or not record.verified) and spelt_out_after_question(question):
             # the question names a library metric and then spells out its arithmetic ("What
             # was its DPO? Use 365 times A, divided by B plus C"): read again with that as the
-            # formula; the answer goes out only if the whole gate passes it
+            # formula (and its operands by meaning); it goes out only if the whole gate passes
             pq2 = parse_question(question, self.vocab, doc_type, spelt, spelt_out=True)
             if pq2.figure and pq2.expression != pq.expression:
                 pq2 = with_stated_maturity(pq2, self.vocab)
@@ -260,18 +265,26 @@ class Agent:
                                             enforce_gate, original)
                 if again[0] is not None and again[0].verified:
                     return again
-        # an answer the gate (or the lookup) refused gets one more try with its operands read
-        # by meaning; the new answer goes out only if the whole gate passes it
-        if record is None or not record.verified:
-            reread = self._reread(pq, own)
-            if reread is not None:
-                pq2, read = reread
-                steps2 = steps + [{"step": "reread", "read": read}]
-                again = self._answer_parsed(qid, question, pq2, pages, doc_hint, steps2,
-                                            enforce_gate, original)
-                if again[0] is not None and again[0].verified:
+                again = self._read_again(qid, question, pq2, pages, doc_hint, steps2,
+                                         enforce_gate, original, own)
+                if again is not None:
                     return again
         return record, reason, steps
+
+    def _read_again(self, qid: str, question: str, pq: ParsedQuestion,
+                    pages: Sequence[tuple[str, int]], doc_hint: str | None, steps: list[dict],
+                    enforce_gate: bool, original: str, own: set[str]
+                    ) -> tuple[AnswerRecord | None, str, list[dict]] | None:
+        """An answer the gate (or the lookup) refused, tried once more with its operands read
+        by meaning (``_reread``); returned only if the whole gate passes it."""
+        reread = self._reread(pq, own)
+        if reread is None:
+            return None
+        pq2, read = reread
+        again = self._answer_parsed(qid, question, pq2, pages, doc_hint,
+                                    steps + [{"step": "reread", "read": read}], enforce_gate,
+                                    original)
+        return again if again[0] is not None and again[0].verified else None
 
     def _reread(self, pq: ParsedQuestion, docs: set[str]
                 ) -> tuple[ParsedQuestion, list[dict]] | None:

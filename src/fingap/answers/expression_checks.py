@@ -115,6 +115,27 @@ def repeat_reason(expression: str) -> str | None:
     return None
 
 
+def _summands(node: ast.expr) -> list[str]:
+    """The terms of a sum or difference, its nested sums flattened, each without its sign."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+        return _summands(node.left) + _summands(node.right)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return _summands(node.operand)
+    return [ast.dump(node)]
+
+
+def repeated_term_reason(expression: str) -> str | None:
+    """One term taken twice in a sum ("DIO + DSO - DPO + DSO - DPO"): a definition's parts
+    added on top of the library's formula that already holds them. No metric adds a term to
+    itself (a half year is annualised by "times 2")."""
+    for node in ast.walk(parse_expression(expression)):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+            terms = _summands(node)
+            if len(set(terms)) < len(terms):
+                return "the formula adds one term twice (a definition applied twice)"
+    return None
+
+
 def self_difference_reason(expression: str) -> str | None:
     """A difference of one sub-expression with itself ("X in 2020 - X in 2020"), which is 0
     whatever the pages print: the parse read a change where the question names none."""
@@ -260,7 +281,8 @@ _STATED_OPERATIONS = {
                                  r"together|added\s+(?:together|up)|combined|together|"
                                  r"in\s+total)\b", re.I | re.S)),
     ast.Sub: ("subtracts", re.compile(r"\bminus\b|\bsubtract(?:s|ed|ing)?\b|"
-                                      r"\bdeduct(?:s|ed|ing)?\b", re.I)),
+                                      r"\bdeduct(?:s|ed|ing)?\b|"
+                                      r"\b(?:excess|surplus)\s+of\b.{1,80}?\bover\b", re.I | re.S)),
     ast.Div: ("divides", re.compile(r"\bdivided\s+by\b|\bdivid(?:e|ing)\b.{1,80}?\bby\b|\s/\s",
                                     re.I | re.S)),
 }

@@ -73,6 +73,7 @@ from .expression_checks import (
     complement_reason,
     dimension_reason,
     repeat_reason,
+    repeated_term_reason,
     scale_reason,
     self_difference_reason,
     weight_reason,
@@ -153,7 +154,8 @@ _COMMON = set(
     "every growth change dates "
     "decreased "
     "changed yoy percent % less plus minus times "
-    "divided over add added adding subtract subtracted sum x "
+    "divide divided dividing over add added adding subtract subtracted sum x excess surplus "
+    "multiply multiplied multiplying "
     "zero one two three four five "
     # whose share of a result: the row chosen names it ("attributable to shareholders")
     "attributable shareholders stockholders shareowners owners parent "
@@ -1252,6 +1254,7 @@ class MeaningGate:
         for reason in (shape_reason(question, pq.unit),
                        dimension_reason(pq.expression, pq.unit, per_share),
                        weight_reason(pq.expression), repeat_reason(pq.expression),
+                       repeated_term_reason(pq.expression),
                        self_difference_reason(pq.expression),
                        scale_reason(pq.expression), years_reason(question, pq, inputs),
                        average_reason(question, pq.expression),

@@ -1031,8 +1031,15 @@ def _one_line_item(m: re.Match, vocab: Vocabulary) -> str:
     return f"{m[1]} and " if whole else m[0]
 
 
+# "the depreciation/amortization charge": a slash between two words, spaces on neither side,
+# joins them like "and" when "A and B" is one line item's name (with spaces, "A / B" divides)
+_SLASH_IN_A_TERM = re.compile(r"\b([a-z]+)/(?=([a-z]+)\b)", re.I)
+
+
 def joined_terms(text: str, vocab: Vocabulary) -> str:
-    """The text with each "A plus B" that names one printed line item read as "A and B"."""
+    """The text with each "A plus B" or "A/B" that names one printed line item read as "A and
+    B"."""
+    text = _SLASH_IN_A_TERM.sub(lambda m: _one_line_item(m, vocab), text)
     return _PLUS_IN_A_TERM.sub(lambda m: _one_line_item(m, vocab), text)
 
 
@@ -1043,11 +1050,18 @@ _ARITHMETIC_AS_PERCENT_OF = re.compile(
 _ADDING = re.compile(r"\s(?:minus|less|plus|[-+])\s", re.I)
 
 
+# "the excess of its current assets over its current liabilities": the first less the second
+_EXCESS_OF = re.compile(r"^(?:the\s+)?(?:excess|surplus)\s+of\s+(?P<a>.+?)\s+over\s+(?P<b>.+)$",
+                        re.I | re.S)
+
+
 def _expression(text: str, ctx: _Context) -> tuple[str, str]:
     """An arithmetic phrase ("FY2019 revenue / (average PP&E between FY2018 and FY2019)",
     "EBITDA less capex") as (calculator expression, unit)."""
     # "dividends over the first half of 2023": a period's "over" divides nothing
     text = strip_period_phrases(_drop_remarks(text))
+    if m := _EXCESS_OF.match(text.strip()):
+        text = f"{m['a']} minus {m['b']}"
     m = _ARITHMETIC_AS_PERCENT_OF.match(text.strip())
     if m and _ADDING.search(m["x"]) and not _OPERATORS.search(m["y"]):
         # "as a percentage of" binds looser than the arithmetic before it: "sales minus cost of
