@@ -938,3 +938,23 @@ def test_the_excess_of_one_amount_over_another_is_their_difference():
                        "current liabilities at December 31, 2022? Answer in USD millions.")
     assert p.expression == "total_current_assets__fy2022 - total_current_liabilities__fy2022"
     assert p.unit == "usd"
+
+
+def test_what_follows_that_is_or_meaning_explains_the_figure_named_before_it():
+    p = parse_question("For fiscal 2022, what was ACME's interest coverage, that is, how many "
+                       "times its earnings from operations covered the interest charged on its "
+                       "borrowings? Round to two decimal places.")
+    assert p.expression == "((operating_income__fy2022 / interest_expense__fy2022))", p
+    p2 = parse_question("What was ACME's cost of goods sold for 2022, meaning the combined "
+                        "direct costs of everything it sold? Answer in USD millions.")
+    assert p2.expression == "cogs__fy2022", p2
+    # an explanation that adds or subtracts is arithmetic, read as before
+    p3 = parse_question("What was ACME's 2022 unadjusted EBITDA, meaning operating income plus "
+                        "depreciation and amortization?")
+    assert p3.expression.count("+") == 1 and "depreciation_amortization__fy2022" in p3.expression
+
+
+def test_the_share_of_a_whole_handed_back_as_a_part():
+    p = parse_question("What share of its 2022 net income did ACME hand back to its owners as "
+                       "cash dividends, based on its cash flow statement? In percent.")
+    assert p.expression == "((dividends_paid__fy2022) / (net_income__fy2022) * 100)", p

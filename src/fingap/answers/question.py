@@ -227,6 +227,7 @@ _DEFINE = [
                r"[^.?;:]*)", re.I | re.S),
 ]
 _PRONOUNS = ("it", "this", "that")
+_HOW_MANY_TIMES = re.compile(r"\bhow\s+many\s+times\b", re.I)
 # money put into buying something (``Concept.spent_as``)
 _SPENT = re.compile(r"\b(?:spen[dt]|spending|buy(?:ing)?|bought|purchas\w*|outlays?|"
                     r"invest(?:ed|ing)?\s+in|put\s+into|paid\s+for|pay(?:ing)?\s+for)\b")
@@ -269,6 +270,17 @@ _EXPLANATION = re.compile(r"(?:,\s+[\w&'\-]+(?:\s+[\w&'\-]+){0,3}\s+being\b|,\s+
                           r",?\s+(?:i\.e\.|(?:using|taking|based\s+on|where|defined\s+as|"
                           r"calculated\s+as|computed\s+as|compared\s+(?:with|to))\b)).*$",
                           re.I | re.S)
+# ", that is, how many times its profit covered its interest", ", meaning the direct costs of
+# all its revenue streams": what follows explains the line item or metric named before it;
+# one that adds or subtracts ("X, meaning A plus B minus C") is read as arithmetic instead
+_MEANING = re.compile(r",\s+(?:that\s+is,?|meaning)\s(?P<rest>.*)$", re.I | re.S)
+_ADDS_OR_SUBTRACTS = re.compile(r"\b(?:plus|minus|less|subtract\w*|deduct\w*|add\w*)\b|"
+                                r"\s[+-]\s", re.I)
+
+
+def _without_meaning(phrase: str) -> str:
+    m = _MEANING.search(phrase)
+    return phrase[:m.start()] if m and not _ADDS_OR_SUBTRACTS.search(m["rest"]) else phrase
 _TAKEN_AS = re.compile(r",\s+(?:taken|measured|read)\s+as\s+[^,?]*(?:,|(?=\?)|$)", re.I)
 # "net income/(loss)", "provision/(benefit) for taxes": the alternate names one line item
 _ALTERNATE = re.compile(r"(?<=[A-Za-z])/\s*\([a-z ]{1,20}\)", re.I)
@@ -569,6 +581,11 @@ def with_stated_maturity(pq: ParsedQuestion, vocab: Vocabulary) -> ParsedQuestio
                    metric=swap.get(pq.metric, pq.metric))
 
 
+_PART_AS = re.compile(r"\b(?:hand(?:ed)?\s+back|pa(?:y|id)\s+out|distribut\w*|return(?:ed)?)\b"
+                      r".*\bas\s+(?!(?:reported|stated|shown|printed|disclosed|a|an)\b)"
+                      r"(?P<x>[^,]+)", re.I)
+
+
 def asked_phrase(text: str, keep_remarks: bool = False) -> str | None:
     """What the question asks for: "what is the FY2019 fixed asset turnover ratio for Foo?" ->
     "FY2019 fixed asset turnover ratio"; None when the question asks no "what is / how much /
@@ -586,9 +603,13 @@ def asked_phrase(text: str, keep_remarks: bool = False) -> str | None:
         # is what follows the preposition, up to a contrast, which names another part
         # ("what share of its obligations consisted of amounts owed to suppliers": the part
         # is what it consisted of)
-        part = re.match(r"of\s+(?P<x>.+)$", m["pct_rest"]) or re.search(
+        # ("what share of its profit did X hand back to its owners as cash dividends": the
+        # part is what the share went out as, after the last "as" that is no "as reported")
+        part = re.match(r"of\s+(?P<x>.+)$", m["pct_rest"]) or _PART_AS.search(
+            m["pct_rest"]) or re.search(
             r"\b(?:as|on|for|in|by|to|into|through|from)\s+(?P<x>.+)$", m["pct_rest"])
         x = re.sub(r",?\s+rather\s+than\b.*$", "", part["x"] if part else m["pct_rest"])
+        x = _EXPLANATION.sub("", x) or x
         phrase = f"{x} as a % of {m['pct_of']}"
     elif m["grew"] or m["grew2"]:
         # "By what percentage did net income grow in ...", "how fast did X grow" ask for the
@@ -615,6 +636,7 @@ def asked_phrase(text: str, keep_remarks: bool = False) -> str | None:
             phrase = re.sub(r"^of\s+", "", m["pre"].strip()) + " " + phrase
     # "capex, taken as payments for PP&E, as a % of revenue": the aside ends at its comma
     phrase = _TAKEN_AS.sub(" ", phrase)
+    phrase = _without_meaning(phrase)
     phrase = _EXPLANATION.sub("", phrase)
     # the company ("for 3M", "for Activision Blizzard") and possessives carry no metric
     phrase = re.sub(r"\s+(?:for|of|at|by)\s+(?:[A-Z0-9][\w&.\-']*\s*)+(?:\([^)]*\)\s*)?$",
@@ -1290,8 +1312,10 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
     if main_def is None:
         # "X, A minus B": a metric named, then spelt out after a comma; the arithmetic is its
         # definition and replaces the library's formula (applied once, not combined with it)
+        # ("how many times it covered ..." counts; its "times" multiplies nothing)
         clauses = re.split(r",\s+", asked)
-        first = next((i for i, c in enumerate(clauses) if _ARITHMETIC.search(c)), None)
+        first = next((i for i, c in enumerate(clauses)
+                      if _ARITHMETIC.search(_HOW_MANY_TIMES.sub(" ", c))), None)
         if first and _library_match(" ".join(clauses[:first]), library):
             main_def = ", ".join(clauses[first:])
     # "What was its DPO? Use 365 times A, divided by B plus C": an instruction after the
