@@ -501,14 +501,20 @@ def instruction_as_question(text: str) -> str | None:
                   if question_at < 0 or m.start() < question_at), None)
     if m is None:
         return None
-    x = _imperatives(_INSTRUCTION_TAIL.sub("", m["x"]).strip(" ,"))
-    # "compute DPO as 365 x (...) / (...)": the arithmetic after a metric's name is what is
-    # asked ("earnings from operations as reported plus ..." names no metric)
+    x = _instruction_arithmetic(m["x"])
+    return f"What is {x}? " + text[:m.start()].strip() + " " + text[m.end():].lstrip(". ")
+
+
+def _instruction_arithmetic(words: str) -> str:
+    """An instruction's words as arithmetic: how it goes on dropped, its verbs as operators,
+    and after a metric's name ("compute DPO as 365 x (...) / (...)") only the arithmetic
+    ("earnings from operations as reported plus ..." names no metric)."""
+    x = _imperatives(_INSTRUCTION_TAIL.sub("", words).strip(" ,"))
     named = re.match(r"(?P<name>[^,()]{1,60}?)\s+as\s+(?P<rhs>.+)$", x, re.S)
     if named and _ARITHMETIC.search(named["rhs"]) and not _ARITHMETIC.search(named["name"]) \
             and _library_match(normalise_phrase(named["name"]), load_library()):
         x = named["rhs"]
-    return f"What is {x}? " + text[:m.start()].strip() + " " + text[m.end():].lstrip(". ")
+    return x
 
 
 # "what share of its sales was left after subtracting what it cost to make the products": the
@@ -1426,12 +1432,7 @@ def spelt_out_after_question(text: str) -> str | None:
     m = next((m for m in _INSTRUCTION.finditer(after) if _ARITHMETIC.search(m["x"])), None)
     if m is None:
         return None
-    x = _imperatives(_INSTRUCTION_TAIL.sub("", m["x"]).strip(" ,"))
-    # "compute DPO as 365 x (...) / (...)": the arithmetic after the metric's name
-    named = re.match(r"(?P<name>[^,()]{1,60}?)\s+as\s+(?P<rhs>.+)$", x, re.S)
-    if named and _ARITHMETIC.search(named["rhs"]) and not _ARITHMETIC.search(named["name"]):
-        x = named["rhs"]
-    return x
+    return _instruction_arithmetic(m["x"])
 
 
 def _spelt_or_asked(spelt: str | None, asked: str, ctx: _Context) -> tuple[str, str]:
