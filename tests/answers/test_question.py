@@ -958,3 +958,19 @@ def test_the_share_of_a_whole_handed_back_as_a_part():
     p = parse_question("What share of its 2022 net income did ACME hand back to its owners as "
                        "cash dividends, based on its cash flow statement? In percent.")
     assert p.expression == "((dividends_paid__fy2022) / (net_income__fy2022) * 100)", p
+
+
+def test_an_instruction_that_expresses_its_result_as_a_share_keeps_the_division():
+    from fingap.answers.question import instruction_as_question
+
+    q = ("We're computing a margin for ACME in 2022: take operating income as reported, add "
+         "back the depreciation and amortization from the cash flow statement to get EBITDA, "
+         "and express that as a percentage of revenue. What is it?")
+    pq = parse_question(instruction_as_question(q))
+    assert pq.expression == ("((operating_income__fy2022 + depreciation_amortization__fy2022) / "
+                             "(revenue__fy2022) * 100)"), pq.expression
+    assert pq.unit == "percent"
+    # a tail that still operates on the result is never dropped: no partial restatement
+    q2 = ("For ACME's 2022, take operating income plus depreciation, rounding the sum and then "
+          "dividing it by revenue. What is the result?")
+    assert instruction_as_question(q2) is None

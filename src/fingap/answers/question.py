@@ -345,7 +345,9 @@ _THEN_MULTIPLY = re.compile(r",?\s+(?:and\s+)?(?:then\s+)?multipl(?:y|ied)\s+(?:
 # how the instruction goes on after its division: where to read, how to round or report
 _INSTRUCTION_TAIL = re.compile(r",\s+(?:what|how)\b.*$|"
                                r",?\s+(?:and\s+)?(?:using|relying|drawing|based|working|going|"
-                               r"round(?:ed|ing)?|answer(?:ing)?|express(?:ing)?|give|giving|"
+                               r"round(?:ed|ing)?|answer(?:ing)?|express(?:ing)?(?!"
+                               r"\s+(?:it|that|this|the\s+\w+)\s+as\s+(?:a\s+)?(?:percent|share|"
+                               r"fraction|proportion))|give|giving|"
                                r"report(?:ing)?|stat(?:e|ing)|show(?:ing)?)\b.*$", re.I | re.S)
 
 
@@ -458,6 +460,16 @@ _ADD_VERB = re.compile(r",?\s+(?:and\s+)?(?:then\s+)?add(?:\s+back)?\s+", re.I)
 _SUBTRACT_VERB = re.compile(r",?\s+(?:and\s+)?(?:then\s+)?(?:subtract|deduct)\s+(?P<x>[^,;]+?)"
                             r"(?:\s+from\s+(?:it|that|this|the\s+(?:result|total|sum)))?"
                             r"(?=[,;.]|$)", re.I)
+# "..., and express that as a percentage of revenue": the steps so far over a whole (read as
+# the parser reads "A plus B, as a percentage of C"); how to express it is no tail to drop
+_EXPRESS_AS = re.compile(r",?\s+(?:and\s+)?(?:then\s+)?express(?:ing)?\s+(?:it|that|this|"
+                         r"the\s+\w+)\s+as\s+(?:a\s+)?(?P<s>percentage|percent|share|fraction|"
+                         r"proportion)\s+of\b", re.I)
+# an operation on the result in what an instruction's tail would drop
+_DROPPED_OPERATION = re.compile(r"\b(?:divid(?:e|ed|ing)|multipl(?:y|ied|ying)|"
+                                r"as\s+a\s+(?:percent(?:age)?|share|fraction|proportion)\s+of|"
+                                r"subtract(?:ed|ing)?|minus|plus|add(?:ed|ing)?\s+(?:back|to))\b",
+                                re.I)
 # "..., to get unadjusted EBITDA": the name of what the steps so far give
 _TO_GET = re.compile(r"\s+to\s+(?:get|arrive\s+at|obtain|reach)\s+[^,;]+", re.I)
 
@@ -465,6 +477,7 @@ _TO_GET = re.compile(r"\s+to\s+(?:get|arrive\s+at|obtain|reach)\s+[^,;]+", re.I)
 def _imperatives(text: str) -> str:
     """Instruction verbs as the operators they stand for."""
     text = _TO_GET.sub("", text)
+    text = _EXPRESS_AS.sub(lambda m: f", as a {m['s']} of", text)
     text = _SUBTRACT_VERB.sub(lambda m: f" minus {m['x']}", text)
     return _ADD_VERB.sub(" plus ", text)
 
@@ -501,15 +514,21 @@ def instruction_as_question(text: str) -> str | None:
                   if question_at < 0 or m.start() < question_at), None)
     if m is None:
         return None
-    x = _instruction_arithmetic(m["x"])
+    if (x := _instruction_arithmetic(m["x"])) is None:
+        return None
     return f"What is {x}? " + text[:m.start()].strip() + " " + text[m.end():].lstrip(". ")
 
 
-def _instruction_arithmetic(words: str) -> str:
+def _instruction_arithmetic(words: str) -> str | None:
     """An instruction's words as arithmetic: how it goes on dropped, its verbs as operators,
     and after a metric's name ("compute DPO as 365 x (...) / (...)") only the arithmetic
-    ("earnings from operations as reported plus ..." names no metric)."""
-    x = _imperatives(_INSTRUCTION_TAIL.sub("", words).strip(" ,"))
+    ("earnings from operations as reported plus ..." names no metric). None when what would be
+    dropped as how it goes on still operates on the result ("..., giving X; divide that by
+    Y"): the arithmetic read would be only part of what is asked."""
+    kept = _INSTRUCTION_TAIL.sub("", words)
+    if _DROPPED_OPERATION.search(words[len(kept):]):
+        return None
+    x = _imperatives(kept.strip(" ,"))
     named = re.match(r"(?P<name>[^,()]{1,60}?)\s+as\s+(?P<rhs>.+)$", x, re.S)
     if named and _ARITHMETIC.search(named["rhs"]) and not _ARITHMETIC.search(named["name"]) \
             and _library_match(normalise_phrase(named["name"]), load_library()):
