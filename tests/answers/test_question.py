@@ -974,3 +974,12 @@ def test_an_instruction_that_expresses_its_result_as_a_share_keeps_the_division(
     q2 = ("For ACME's 2022, take operating income plus depreciation, rounding the sum and then "
           "dividing it by revenue. What is the result?")
     assert instruction_as_question(q2) is None
+
+
+def test_a_year_after_of_is_no_company_name():
+    # "for 3M" names the company; "to the end of 2022" dates the change
+    pq = parse_question("By what percentage did ACME's receivables grow from the end of 2021 to "
+                        "the end of 2022?")
+    assert pq.expression == ("((((accounts_receivable__fy2022 - accounts_receivable__fy2021) / "
+                             "accounts_receivable__fy2021) * 100))"), pq.expression
+    assert parse_question("What was the revenue of 3M for FY2022?").expression == "revenue__fy2022"

@@ -663,9 +663,10 @@ def asked_phrase(text: str, keep_remarks: bool = False) -> str | None:
     phrase = _TAKEN_AS.sub(" ", phrase)
     phrase = _without_meaning(phrase)
     phrase = _EXPLANATION.sub("", phrase)
-    # the company ("for 3M", "for Activision Blizzard") and possessives carry no metric
-    phrase = re.sub(r"\s+(?:for|of|at|by)\s+(?:[A-Z0-9][\w&.\-']*\s*)+(?:\([^)]*\)\s*)?$",
-                    "", phrase.strip())
+    # the company ("for 3M", "for Activision Blizzard") and possessives carry no metric; a
+    # year is no company ("to the end of 2022" dates the change)
+    phrase = re.sub(r"\s+(?:for|of|at|by)\s+(?:(?!(?i:fy)?\s*(?:19|20)\d\d\b)"
+                    r"[A-Z0-9][\w&.\-']*\s*)+(?:\([^)]*\)\s*)?$", "", phrase.strip())
     phrase = re.sub(r"^(?:[A-Z][\w&.\-]*\s+)*[A-Z][\w&.\-]*['\u2019]s\s+", "", phrase)
     if keep_remarks:
         return phrase
