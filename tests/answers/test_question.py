@@ -983,3 +983,27 @@ def test_a_year_after_of_is_no_company_name():
     assert pq.expression == ("((((accounts_receivable__fy2022 - accounts_receivable__fy2021) / "
                              "accounts_receivable__fy2021) * 100))"), pq.expression
     assert parse_question("What was the revenue of 3M for FY2022?").expression == "revenue__fy2022"
+
+
+def test_balances_taken_at_the_year_end_are_not_averaged():
+    # the library's ROE averages equity over the year's two ends; the question's own basis wins
+    pq = parse_question("What was ACME's return on equity for 2022, using the year-end equity "
+                        "balance?")
+    assert pq.expression == "(((net_income__fy2022 / total_equity__fy2022) * 100))", \
+        pq.expression
+    pq = parse_question("What was ACME's return on equity for 2022, measured against the equity "
+                        "on its balance sheet at that year-end?")
+    assert pq.expression == "(((net_income__fy2022 / total_equity__fy2022) * 100))", \
+        pq.expression
+    # an average asked keeps the average
+    pq = parse_question("What was ACME's return on equity for 2022, using the average of the "
+                        "opening and year-end equity balances?")
+    assert "/ 2)" in pq.expression, pq.expression
+
+
+def test_a_year_ended_in_the_first_days_of_january_may_be_headed_by_the_year_before():
+    pq = parse_question("What was ACME's revenue for the fiscal year ended January 1, 2023?")
+    assert pq.fiscal_of.get(2023) == 2022
+    # a year that ends late in January is named as the filing names it: no fallback
+    pq = parse_question("What was ACME's revenue for the fiscal year ended January 28, 2023?")
+    assert 2023 not in pq.fiscal_of

@@ -27,7 +27,7 @@ from collections.abc import Callable
 
 from .calculator import CalcError, names_in, parse_expression
 from .formulas import split_input_name
-from .question import AVERAGE_ASKED, AVERAGED, ParsedQuestion, fiscal_years
+from .question import AVERAGE_ASKED, AVERAGED, ParsedQuestion, fiscal_years, takes_year_end
 
 Dim = tuple[tuple[str, int], ...]
 _NONE: Dim = ()
@@ -316,25 +316,10 @@ def arithmetic_reason(question: str, expression: str,
     return None
 
 
-_YEAR_END_BALANCES = re.compile(
-    r"\bbalances?\s+(?:at|as\s+of)\s+(?:the\s+)?(?:fiscal\s+)?(?:year[- ]?end|end\s+of)\b|"
-    r"\b(?:year[- ]?end|ending|closing|end[- ]of[- ](?:the[- ])?(?:fiscal[- ])?year)\s+"
-    # "the year-end 2015 balance": the year may sit between
-    r"(?:(?:fy|fiscal\s+)?(?:19|20)\d{2}\s+)?balances?\b|"
-    # ... or the line items, in the plural, it takes at the year's end ("year-end net
-    # receivables", "year-end payables")
-    r"\byear[- ]end\s+(?!\d)(?:[a-z-]+\s+){0,2}?[a-z]{3,}s\b", re.I)
-
-
-# "averages of the opening and closing balances" takes two
-_TWO_BALANCES = re.compile(r"\baverages\b|\bopening\b|\bbeginning\b|\bstart\b", re.I)
-
-
 def year_end_reason(question: str, expression: str) -> str | None:
     """Balances the question takes at a year's end ("using balances at the end of fiscal 2020")
     are read as printed, not averaged with the year before."""
-    if _YEAR_END_BALANCES.search(question) and not AVERAGE_ASKED.search(question) and \
-            not _TWO_BALANCES.search(question) and AVERAGED.search(expression):
+    if takes_year_end(question) and AVERAGED.search(expression):
         return "the question takes year-end balances, the formula averages them"
     return None
 

@@ -1190,6 +1190,13 @@ def date_the_periods(text: str) -> tuple[str, dict[int, int]]:
         named_year = fiscal_years(named[-1].group(0))
         if dated and named_year:
             fiscal_of[dated[-1]] = named_year[-1]
+    for m in _DATE_IN_TEXT.finditer(text):
+        # a 52/53-week year that ends in the first days of January (the Sunday nearest
+        # December 31) is named for the year that holds all but those days, and a filing may
+        # head its column with that name alone ("2022" for the year ended January 1, 2023)
+        year = int(m.group(3))
+        if m.group(1).lower() == "jan" and int(m.group(2)) <= 7:
+            fiscal_of.setdefault(year, year - 1)
     return "".join(out) + text[last:], fiscal_of
 
 
@@ -1403,6 +1410,10 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
             # "sales per dollar of assets, using the average of the opening and closing
             # balances": a ratio's balances are averaged over the period's two ends
             expression = _average_balances(expression, vocab)
+        elif takes_year_end(text) and AVERAGED.search(expression):
+            # "ROE, measured against the equity at the year's end": a library metric's
+            # balances as the question takes them, not averaged
+            expression = _year_end_balances(expression)
         names = names_in(expression)
     except CalcError as e:
         base.reason = f"metric not understood: {e}"
@@ -1497,6 +1508,40 @@ LABEL_PREFIX = "row_"     # inputs named by a printed label rather than a vocabu
 AVERAGE_ASKED = re.compile(r"(?<!weighted[ -])\b(?:average|averaged|avg|mean)\b", re.I)
 AVERAGED = re.compile(r"/\s*\d+\)")
 _INPUT_NAME = re.compile(r"\b([a-z_]+)__fy(\d{4})\b")
+
+YEAR_END_BALANCES = re.compile(
+    r"\bbalances?\s+(?:at|as\s+of)\s+(?:the\s+)?(?:fiscal\s+)?(?:year[- ]?end|end\s+of)\b|"
+    r"\b(?:year[- ]?end|ending|closing|end[- ]of[- ](?:the[- ])?(?:fiscal[- ])?year)\s+"
+    # "the year-end 2015 balance": the year may sit between
+    r"(?:(?:fy|fiscal\s+)?(?:19|20)\d{2}\s+)?balances?\b|"
+    # ... or the line items, in the plural, it takes at the year's end ("year-end net
+    # receivables", "year-end payables")
+    r"\byear[- ]end\s+(?!\d)(?:[a-z-]+\s+){0,2}?[a-z]{3,}s\b|"
+    # ... its balance named between ("the year-end equity balance"), or the balance sheet
+    # read at that year's end ("the equity on its balance sheet at that year-end")
+    r"\byear[- ]end\s+(?!\d)(?:[a-z&-]+\s+){1,3}?balances?\b|"
+    r"\bbalance\s+sheet\s+(?:at|as\s+of)\s+(?:that|the|its)\s+(?:fiscal\s+)?year[- ]?end\b", re.I)
+
+
+# "averages of the opening and closing balances" takes two
+TWO_BALANCES = re.compile(r"\baverages\b|\bopening\b|\bbeginning\b|\bstart\b", re.I)
+
+
+def takes_year_end(question: str) -> bool:
+    """Whether the question takes its balances at a year's end ("using balances at the end of
+    fiscal 2020", "year-end payables"), and no average of two."""
+    return YEAR_END_BALANCES.search(question) is not None and \
+        not AVERAGE_ASKED.search(question) and not TWO_BALANCES.search(question)
+
+
+# a balance averaged over a year's two ends, as ``avg`` expands it
+_AVERAGED_PAIR = re.compile(r"\(\(([a-z_]+)__fy(\d{4}) \+ \1__fy(\d{4})\) / 2\)")
+
+
+def _year_end_balances(expression: str) -> str:
+    """Each balance averaged over the year's two ends read at the year's end instead."""
+    return _AVERAGED_PAIR.sub(lambda m: f"{m[1]}__fy{m[2]}" if int(m[3]) == int(m[2]) - 1
+                              else m[0], expression)
 
 
 def _average_balances(expression: str, vocab: Vocabulary) -> str:
