@@ -643,6 +643,25 @@ def unexplained_words(question: str, pq: ParsedQuestion, vocab: Vocabulary,
     stated = [(a, b) for a, b, kind in maturity_spans(asked) if kind in printed_horizons]
     total_read = any(re.search(r"\btotal\b", p, re.I) for p in printed)
 
+    # a run of the line item's meaning words reaches as far as it goes on ("cash and very
+    # short-term, highly liquid holdings"): each next meaning word within reach of the last
+    starts_of, at = [], 0
+    for w in words:
+        at = asked.index(w, at)
+        starts_of.append(at)
+        at += len(w)
+    reach = []
+    for a, b, c in concept_spans:
+        grew = True
+        while grew:
+            grew = False
+            for w, s0 in zip(words, starts_of, strict=True):
+                if (s0 + len(w) < a or s0 > b) and a - _BESIDE <= s0 <= b + _BESIDE and \
+                        w not in OPERATION_WORDS and w not in _QUALIFYING and \
+                        stem(w) in meaning_stems[c]:
+                    a, b, grew = min(a, s0), max(b, s0 + len(w)), True
+        reach.append((a, b, c))
+
     def described(w: str, start: int, i: int) -> bool:
         near = [c for a, b, c in concept_spans if a - _BESIDE <= start <= b + _BESIDE]
         if any(a <= start < b for a, b in stated) or (total_read and w in _TOTAL_WORDS):
@@ -661,7 +680,7 @@ def unexplained_words(question: str, pq: ParsedQuestion, vocab: Vocabulary,
         # expected to turn into cash within a year"), which chose the line item
         return any(
             a - _BESIDE <= start <= b + _BESIDE and stem(w) in meaning_stems[c] and
-            (w not in OPERATION_WORDS or c in variant_of) for a, b, c in concept_spans)
+            (w not in OPERATION_WORDS or c in variant_of) for a, b, c in reach)
 
     # words the parse wrote into the asked phrase ("turn over its stock" -> "... turnover"),
     # and the library metric's own words in another number ("margins")
