@@ -312,3 +312,40 @@ def test_a_metric_the_question_spells_out_is_read_from_its_instruction(statement
     assert "spelt_out" in steps, rec.steps
     assert rec.verified and rec.value == pytest.approx(26.54), (rec.value, rec.reason)
     assert rec.formula.count("operating_income__fy2022") == 1
+
+
+def test_the_shareholders_share_the_gate_names_is_read_from_its_row(tmp_path):
+    import pymupdf
+
+    from fingap.answers.fact_store import FactStore, write_store
+    from fingap.answers.labels import Vocabulary
+    from fingap.ingestion.statement_tables import doc_facts
+
+    from ..conftest import write_statement_pdf
+
+    # the resolver reads the total with the minority owners' stakes; the gate names the row
+    # of the company's own shareholders beside it, and the answer is read from that row
+    pdf = tmp_path / f"{DOC}.pdf"
+    rows = [("Total ACME Corp stockholders' equity", ["4,832", "6,071"]),
+            ("Noncontrolling interests", ["378", "4,906"]),
+            ("Total stockholders' equity", ["5,210", "10,977"])]
+    write_statement_pdf(pdf, [[dict(title="Consolidated Balance Sheet", years=["2022", "2021"],
+                                    rows=rows, duration="At December 31")]])
+    with pymupdf.open(pdf) as d:
+        texts = {(DOC, i): p.get_text() for i, p in enumerate(d)}
+    facts, _, _ = doc_facts(pdf, DOC, {p: t for (_, p), t in texts.items()})
+    write_store(tmp_path / "f.sqlite", facts, Vocabulary.load(), companies={DOC: "ACME Corp"})
+    with FactStore(tmp_path / "f.sqlite") as store:
+        agent = Agent(store, texts)
+        q = ("What was the book value of the equity belonging to ACME's own shareholders, "
+             "leaving out the stakes held by minority owners, at December 31, 2022? Answer in "
+             "USD millions.")
+        rec = agent.answer("q", q, [(DOC, 0)])
+        assert rec.verified and rec.value == 4832.0, (rec.reason, rec.steps)
+        assert rec.inputs[0]["label"] == "Total ACME Corp stockholders' equity"
+        assert any(st["step"] == "variant" for st in rec.steps), rec.steps
+        # asked for the total, there is no variant to read: "Total stockholders' equity" is it
+        rec = agent.answer("q", "What was ACME's total stockholders' equity at December 31, "
+                           "2022? Answer in USD millions.", [(DOC, 0)])
+        assert rec.value == 5210.0 and not any(st["step"] == "variant" for st in rec.steps), \
+            (rec.reason, rec.steps)

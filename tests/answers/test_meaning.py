@@ -893,3 +893,16 @@ def test_a_run_of_the_line_items_meaning_words_is_described_as_far_as_it_goes():
     q2 = ("As of December 31, 2022, how much did ACME owe in lease obligations that fall due "
           "within total current liabilities? USD millions.")
     assert unexplained_words(q2, parse_question(q2), vocab, {DOC}) == ["lease"]
+
+
+def test_the_words_that_leave_out_minority_owners_need_a_row_of_the_companys_own_share():
+    vocab = Vocabulary.load()
+    q = ("What was the book value of the equity belonging to ACME's own shareholders, leaving "
+         "out the stakes held by minority owners, at December 31, 2022? USD millions.")
+    pq = parse_question(q)
+    companies = {DOC: "ACME Corp"}
+    own = ["Total ACME Corp stockholders' equity"]
+    assert unexplained_words(q, pq, vocab, {DOC}, None, companies, own) == []
+    # read from the total with the minority owners' stakes, the words are left over
+    total = ["Total stockholders' equity"]
+    assert "leaving" in unexplained_words(q, pq, vocab, {DOC}, None, companies, total)

@@ -506,11 +506,36 @@ class Agent:
             fact["wanted"].startswith(LABEL_PREFIX) and bool(_COST_WORDS.search(fact["label"])))
         return outflow and not _BOTH_WAYS.search(fact["label"])
 
+    def _variant_rows(self, question: str, chosen: dict[str, dict], inputs: list[dict]
+                      ) -> tuple[dict[str, dict], list[dict]]:
+        """The chosen rows with each input the gate finds a closer variant of on its page
+        ("Total Pfizer Inc. shareholders' equity" beside "Total equity", for the equity that
+        belongs to the company's own shareholders) read from that row, and what was swapped;
+        no swap where the page's row for the variant has no value in the input's column."""
+        swapped, read = dict(chosen), []
+        for inp in inputs:
+            # (a line item known only by its label has no variants of its own: the gate's
+            # variant is another reading of its words, which the retry would not check)
+            if inp["concept"] not in self.vocab.concepts or \
+                    (label := self.meaning.closer_variant(question, inp)) is None:
+                continue
+            old = chosen[inp["name"]]
+            row = next((f for f in self.meaning.page_rows(inp) if f["label"] == label and
+                        f["year"] == old["year"] and f["fiscal_year"] == old["fiscal_year"] and
+                        f["duration"] == old["duration"] and f["tbl"] == old["tbl"]), None)
+            if row is None:
+                continue
+            swapped[inp["name"]] = row | {"source": old["source"], "wanted": old["wanted"]}
+            read.append({"input": inp["name"], "was": old["label"], "row": label})
+        return swapped, read
+
     def _compute(self, qid: str, question: str, pq: ParsedQuestion, chosen: dict[str, dict],
-                 steps: list[dict], enforce_gate: bool = True, original: str = ""
-                 ) -> tuple[AnswerRecord | None, str, list[dict]]:
+                 steps: list[dict], enforce_gate: bool = True, original: str = "",
+                 variants: bool = True) -> tuple[AnswerRecord | None, str, list[dict]]:
         """``original``: the question as asked, before any restatement (a coverage asked with
-        a verb is restated as a plain ratio)."""
+        a verb is restated as a plain ratio). ``variants``: a refused answer is tried once more
+        with the variants of its rows the gate names (``_variant_rows``), and goes out only if
+        the whole gate passes it."""
         scales = {f["scale"] for f in chosen.values()}
         covered = covered_input(original or question, pq.expression)
         values = {}
@@ -553,6 +578,16 @@ class Agent:
         record = AnswerRecord(qid, "structured", format_answer(value, pq.unit, out_scale, decimals),
                               value, pq.expression, inputs, gate.passed, False, "", gate.to_dict(),
                               steps, pq.unit, gate.confidence)
+        # (one second reading per answer: an operand already read again by meaning is not
+        # swapped for a variant too)
+        if not gate.passed and variants and not any(st["step"] == "reread" for st in steps):
+            swapped, read = self._variant_rows(question, chosen, inputs)
+            if read:
+                again = self._compute(qid, question, pq, swapped,
+                                      steps + [{"step": "variant", "read": read}],
+                                      enforce_gate, original, variants=False)
+                if again[0] is not None and again[0].verified:
+                    return again
         if not gate.passed and enforce_gate:
             return None, "gate: " + "; ".join(gate.reasons), steps
         return record, "", steps

@@ -571,6 +571,18 @@ _FORMER_NAME = re.compile(r"\b([A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*){0,3})(?:'s|\u20
                           r"([A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*){0,3})")
 
 
+def _parent_row(label: str, docs: set[str], companies: Mapping[str, str] | None) -> bool:
+    """Whether a printed label is the company's own shareholders' share of its line item."""
+    words = normalise_phrase(label).split()
+    return "parent" in qualifiers_of(label) or \
+        (bool(company_positions(words, docs, companies)) and not _MINORITY_ASKED.search(label))
+
+
+def _start(words: Sequence[str], i: int) -> int:
+    """Where ``words[i]`` starts in ``" ".join(words)``."""
+    return sum(len(w) + 1 for w in words[:i])
+
+
 def unexplained_words(question: str, pq: ParsedQuestion, vocab: Vocabulary,
                       docs: set[str], label_stems: frozenset[str] | None = None,
                       companies: Mapping[str, str] | None = None,
@@ -594,6 +606,12 @@ def unexplained_words(question: str, pq: ParsedQuestion, vocab: Vocabulary,
     # "working mainly from its income statement", "using nothing but the balance sheet": where
     # the figure is read, not what it is
     covered |= source_positions(words, covered)
+    # "leaving out the stakes held by minority owners", "belonging to its own shareholders":
+    # the company's own share of a line item, accounted for when a row read prints that share
+    # ("attributable to <the company>", "Total <the company> shareholders' equity")
+    if any(_parent_row(p, docs, companies) for p in printed):
+        for m in _PARENT_ASKED.finditer(asked):
+            covered |= {i for i in range(len(words)) if m.start() <= _start(words, i) < m.end()}
     # a company's former name ("Square (now Block)", "Block (formerly Square)") is a name too
     former = {w for names in _FORMER_NAME.findall(question) for name in names
               for w in normalise_phrase(name).split()}
