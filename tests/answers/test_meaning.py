@@ -906,3 +906,15 @@ def test_the_words_that_leave_out_minority_owners_need_a_row_of_the_companys_own
     # read from the total with the minority owners' stakes, the words are left over
     total = ["Total stockholders' equity"]
     assert "leaving" in unexplained_words(q, pq, vocab, {DOC}, None, companies, total)
+
+
+def test_both_continuing_and_discontinued_operations_ask_for_their_total():
+    vocab = Vocabulary.load()
+    q = ("What were ACME's diluted earnings per share for 2022, counting both continuing and "
+         "discontinued operations?")
+    pq = parse_question(q)
+    assert unexplained_words(q, pq, vocab, {DOC}, None, None, ["Diluted"]) == []
+    # read from the continuing operations' row alone, the words are left over
+    left = unexplained_words(q, pq, vocab, {DOC}, None, None,
+                             ["Diluted earnings per share from continuing operations"])
+    assert "discontinued" in left, left

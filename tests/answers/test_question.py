@@ -1007,3 +1007,18 @@ def test_a_year_ended_in_the_first_days_of_january_may_be_headed_by_the_year_bef
     # a year that ends late in January is named as the filing names it: no fallback
     pq = parse_question("What was ACME's revenue for the fiscal year ended January 28, 2023?")
     assert 2023 not in pq.fiscal_of
+
+
+def test_earnings_per_share_on_a_diluted_basis_is_diluted_eps():
+    from fingap.answers.question import diluted_per_share
+
+    for q in ("What were ACME's earnings per share on a fully diluted basis for 2022?",
+              "On a fully diluted basis, how much did ACME earn per share in 2022?",
+              "How much did ACME earn per diluted share in 2022?"):
+        pq = parse_question(q)
+        assert pq.expression == "eps_diluted__fy2022" and pq.unit == "usd_per_share", (q, pq)
+    # basic earnings keep their words; so does a question with no diluted basis
+    q = "What were ACME's basic earnings per share, on a diluted basis too, in 2022?"
+    assert diluted_per_share(q) == q
+    assert diluted_per_share("How much did ACME earn per share in 2022?") == \
+        "How much did ACME earn per share in 2022?"

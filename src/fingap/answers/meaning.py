@@ -112,6 +112,7 @@ from .question import (
     asked_phrase,
     dates_named,
     definitions,
+    diluted_per_share,
     joined_terms,
     statement_name_spans,
 )
@@ -571,6 +572,11 @@ _FORMER_NAME = re.compile(r"\b([A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*){0,3})(?:'s|\u20
                           r"([A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*){0,3})")
 
 
+_BOTH_OPERATIONS = re.compile(r"\b(?:(?:counting|including|from|across|covering)\s+)?(?:both\s+)?"
+                              r"(?:its\s+)?continuing\s+and\s+discontinued\s+"
+                              r"(?:operations|businesses)\b")
+
+
 def _parent_row(label: str, docs: set[str], companies: Mapping[str, str] | None) -> bool:
     """Whether a printed label is the company's own shareholders' share of its line item."""
     words = normalise_phrase(label).split()
@@ -611,6 +617,11 @@ def unexplained_words(question: str, pq: ParsedQuestion, vocab: Vocabulary,
     # ("attributable to <the company>", "Total <the company> shareholders' equity")
     if any(_parent_row(p, docs, companies) for p in printed):
         for m in _PARENT_ASKED.finditer(asked):
+            covered |= {i for i in range(len(words)) if m.start() <= _start(words, i) < m.end()}
+    # "counting both continuing and discontinued operations": their total, accounted for when
+    # no row read is one of the two alone
+    if not any(qualifiers_of(p) & {"continuing", "discontinued"} for p in printed):
+        for m in _BOTH_OPERATIONS.finditer(asked):
             covered |= {i for i in range(len(words)) if m.start() <= _start(words, i) < m.end()}
     # a company's former name ("Square (now Block)", "Block (formerly Square)") is a name too
     former = {w for names in _FORMER_NAME.findall(question) for name in names
@@ -1279,8 +1290,9 @@ class MeaningGate:
             if named and not company_keys(doc, self.companies) & named:
                 checks.reasons.append(f"the inputs come from {doc}, the question asks about "
                                       f"{'/'.join(sorted(named))}")
-        # "depreciation plus amortization" names the one line item the parse read
-        question = joined_terms(question, self.vocab)
+        # "depreciation plus amortization" names the one line item the parse read, and so
+        # does "earnings per share on a fully diluted basis" (the parser's reading of both)
+        question = diluted_per_share(joined_terms(question, self.vocab))
         left = unexplained_words(question, pq, self.vocab, docs, self.label_stems,
                                  self.companies, [inp["label"] for inp in inputs],
                                  self.meant_phrases(pq, docs))

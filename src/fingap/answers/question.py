@@ -1168,6 +1168,30 @@ _ARITHMETIC = re.compile(r"[/+*=\u00d7\u00f7]|\s-\s|\b(?:divided|over|minus|plus
                          re.I)
 
 
+# what is earned per share, as a verb or a noun ("how much did it earn per share", "earnings
+# per common share"); "diluted" right before or after it already names the diluted figure
+_PER_SHARE = re.compile(r"\b(?:earnings|earned|earns|earn)\s+per\s+(?:common\s+)?share\b(?!\s*[-,]?"
+                        r"\s*(?:fully\s+)?diluted)", re.I)
+_PER_DILUTED_SHARE = re.compile(r"\b(?:earnings|earned|earns|earn)\s+per\s+(?:fully\s+)?diluted\s+"
+                                r"(?:common\s+)?share\b", re.I)
+# the standard ways to say the share count includes every dilutive security
+_DILUTED_BASIS = re.compile(r",?\s*\bon\s+a\s+(?:fully[- ])?diluted\s+basis\b,?|"
+                            r",?\s*\bassuming\s+(?:full\s+)?dilution\b", re.I)
+
+
+def diluted_per_share(text: str) -> str:
+    """Earnings per share asked on a diluted basis named as the line item the statements print
+    ("diluted earnings per share"): "how much did X earn per diluted share", "earnings per
+    share on a fully diluted basis", "on a diluted basis, what did X earn per share". A
+    question that names basic earnings keeps its words."""
+    if re.search(r"\bbasic\b", text, re.I):
+        return text
+    text = _PER_DILUTED_SHARE.sub("diluted earnings per share", text)
+    if _DILUTED_BASIS.search(text) and _PER_SHARE.search(text):
+        text = _PER_SHARE.sub("diluted earnings per share", _DILUTED_BASIS.sub("", text), 1)
+    return text
+
+
 def date_the_periods(text: str) -> tuple[str, dict[int, int]]:
     """A fiscal period the question also dates is read by its date: "tax rate for fiscal 2022
     (52 weeks ended January 28, 2023)" -> "tax rate for , 52 weeks ended January 28, 2023,".
@@ -1242,6 +1266,7 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
     if not text or not text.strip():
         return ParsedQuestion(False, NOT_FIGURE_REASONS[0])
     text, fiscal_of = date_the_periods(text)
+    text = diluted_per_share(text)
     text = _years_after_average(text)
     # "..., without annualizing": how to scale the period's figure, no part of a name (the
     # gate reads the question as written for it)
