@@ -987,14 +987,11 @@ def test_a_year_after_of_is_no_company_name():
 
 def test_balances_taken_at_the_year_end_are_not_averaged():
     # the library's ROE averages equity over the year's two ends; the question's own basis wins
-    pq = parse_question("What was ACME's return on equity for 2022, using the year-end equity "
-                        "balance?")
-    assert pq.expression == "(((net_income__fy2022 / total_equity__fy2022) * 100))", \
-        pq.expression
-    pq = parse_question("What was ACME's return on equity for 2022, measured against the equity "
-                        "on its balance sheet at that year-end?")
-    assert pq.expression == "(((net_income__fy2022 / total_equity__fy2022) * 100))", \
-        pq.expression
+    for basis in ("using the year-end equity balance",
+                  "measured against the equity on its balance sheet at that year-end"):
+        pq = parse_question(f"What was ACME's return on equity for 2022, {basis}?")
+        assert pq.expression == "(((net_income__fy2022 / total_equity__fy2022) * 100))", \
+            (basis, pq.expression)
     # an average asked keeps the average
     pq = parse_question("What was ACME's return on equity for 2022, using the average of the "
                         "opening and year-end equity balances?")
