@@ -15,6 +15,7 @@ from fingap.answers.expression_checks import (
     repeated_term_reason,
     scale_reason,
     self_difference_reason,
+    stated_factor_reason,
     weight_reason,
     year_end_reason,
     years_reason,
@@ -279,3 +280,21 @@ def test_the_excess_of_one_amount_over_another_is_a_stated_subtraction():
                                             "total_current_liabilities__fy2022")
     assert arithmetic_reason(q, "total_current_assets__fy2022 - "
                                 "total_current_liabilities__fy2022") is None
+
+
+def test_a_factor_the_question_states_is_the_formulas():
+    half = ("Take the average inventory, divide it by the cost of sales of the six months, and "
+            "multiply by 182.5 days (half a 365-day year).")
+    # the library's days metric (365) answers another question; the stated factor wins
+    assert "182.5" in stated_factor_reason(half, "(365 * ((inventory__fy2023 + inventory__fy2022)"
+                                                 " / 2) / cogs__fy2023)")
+    assert stated_factor_reason(half, "182.5 * ((inventory__fy2023 + inventory__fy2022) / 2) / "
+                                      "cogs__fy2023") is None
+    assert "360" in stated_factor_reason("Using a 360-day year, what was ACME's DSO in 2022?",
+                                         "365 * accounts_receivable__fy2022 / revenue__fy2022")
+    for q in ("Using a 365-day year, what was ACME's DSO in 2022?",
+              "Compute it as 365 times the average payables, divided by cost of sales.",
+              "How many times did ACME turn over its inventory in 2022?"):
+        assert stated_factor_reason(q, "365 * accounts_receivable__fy2022 / revenue__fy2022") \
+            is None, q
+

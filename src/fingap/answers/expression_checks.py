@@ -16,6 +16,8 @@ built add like to like, count each line item once, and read every period the que
 - ``change_reason``: "the change in inventory" is a difference of two years' inventory.
 - ``complement_reason``: what is kept "rather than" paid out is what is left after it.
 - ``self_difference_reason``: no sub-expression is subtracted from itself (always 0).
+- ``stated_factor_reason``: a factor the question states ("multiply by 182.5", "a 360-day
+  year") is one the formula takes, not the library's own.
 """
 
 from __future__ import annotations
@@ -423,3 +425,27 @@ def complement_reason(question: str, expression: str) -> str | None:
         return "the question asks for what is left rather than paid out; the formula " \
             "subtracts nothing"
     return None
+
+
+# a factor stated in words: "multiply (it) by N", "times N", "N times", "N x", "an N-day year"
+_STATED_FACTOR = re.compile(
+    r"\bmultipl(?:y|ied|ying)\s+(?:(?:it|that|this|the\s+(?:result|ratio|quotient))\s+)?by\s+"
+    r"(?P<a>\d+(?:\.\d+)?)\b|\btimes\s+(?P<b>\d+(?:\.\d+)?)\b|"
+    r"(?<![\d.])(?P<c>\d+(?:\.\d+)?)\s*(?:times|x|\u00d7)\s|"
+    r"\b(?P<d>\d+(?:\.\d+)?)\s*-?\s*days?\s+(?:year|period)\b", re.I)
+_CONSTANT = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])")
+
+
+def stated_factor_reason(question: str, expression: str) -> str | None:
+    """A factor the question states ("multiply by 182.5 days", "using a 360-day year") is a
+    constant of the formula: a library metric's own 365 answers another question."""
+    constants = {float(c) for c in _CONSTANT.findall(expression)}
+    stated = [(m.lastgroup, float(m[m.lastgroup])) for m in _STATED_FACTOR.finditer(question)]
+    # a factor to multiply by, where one is stated, is the factor ("multiply by 182.5 days, half
+    # a 365-day year"); else the day count of the year named
+    multipliers = [n for g, n in stated if g != "d"]
+    for n in multipliers or [n for _, n in stated]:
+        if not 1900 <= n <= 2100 and n not in constants:
+            return f"the question states a factor of {n:g}, which the formula does not take"
+    return None
+
