@@ -918,3 +918,19 @@ def test_both_continuing_and_discontinued_operations_ask_for_their_total():
     left = unexplained_words(q, pq, vocab, {DOC}, None, None,
                              ["Diluted earnings per share from continuing operations"])
     assert "discontinued" in left, left
+
+
+def test_a_line_item_known_by_its_words_is_not_read_from_its_part_due_within_a_year(gate):
+    q = "What were ACME's asset totals at the end of FY2022? USD millions."
+    pq = parse_question(q)
+    part = _input("row_asset_totals__fy2022", "row_asset_totals", "Total current assets",
+                  14000.0, 2)
+    pq.labels["row_asset_totals"] = "asset totals"
+    g = gate.check(q, pq, [part], 14000.0, 14000.0)
+    assert any("is a part due within a year" in r for r in g.reasons), g.reasons
+    # words that give the maturity may read it
+    q2 = "What were ACME's current asset totals at the end of FY2022? USD millions."
+    pq2 = parse_question(q2)
+    pq2.labels["row_asset_totals"] = "current asset totals"
+    g2 = gate.check(q2, pq2, [part | {"concept": "row_asset_totals"}], 14000.0, 14000.0)
+    assert not any("is a part due" in r for r in g2.reasons), g2.reasons

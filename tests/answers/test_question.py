@@ -1019,3 +1019,17 @@ def test_earnings_per_share_on_a_diluted_basis_is_diluted_eps():
     assert diluted_per_share(q) == q
     assert diluted_per_share("How much did ACME earn per share in 2022?") == \
         "How much did ACME earn per share in 2022?"
+
+
+def test_a_period_length_stated_with_its_end_wins_over_a_quarter_naming_the_document():
+    from fingap.answers.question import stated_duration
+
+    q = ("Based on ACME's fourth-quarter 2022 earnings release, what was its revenue for the "
+         "twelve months ended December 31, 2022?")
+    assert stated_duration(q) == "12M" and parse_question(q).duration == "12M"
+    assert parse_question("What was ACME's revenue in the fourth quarter of 2022?").duration \
+        == "3M"
+    assert stated_duration("ACME's 52 weeks ended January 28, 2023") == "12M"
+    # two lengths stated: neither wins here
+    assert stated_duration("the six months ended June 30, 2023 against the three months ended "
+                           "June 30, 2023") is None

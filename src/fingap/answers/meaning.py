@@ -115,6 +115,7 @@ from .question import (
     definitions,
     diluted_per_share,
     joined_terms,
+    stated_duration,
     statement_name_spans,
 )
 from .resolver import (
@@ -829,7 +830,7 @@ def question_duration(question: str, pq: ParsedQuestion) -> str:
     what is asked ("ROA for the six months ended June 30") wins over one stated elsewhere in
     the question ("Based on the 10-Q for the second quarter, ..."); else the parser's."""
     asked = asked_phrase(question, keep_remarks=True) or ""
-    return duration_of(asked, shortest_first=True) or pq.duration
+    return duration_of(asked, shortest_first=True) or stated_duration(question) or pq.duration
 
 
 def period_reason(column: ColumnHeader, statement: str, stock: bool, pq: ParsedQuestion,
@@ -1223,6 +1224,13 @@ class MeaningGate:
                 # "the assets expected to turn into cash within a year" are not total assets
                 checks.reasons.append(f"{inp['name']}: " +
                                       horizon_reason(asked_words[concept], inp["label"]))
+            elif concept in pq.labels and horizon(inp["label"]) and \
+                    horizon(asked_words.get(concept, "")) is None:
+                # a line item known by its words ("its asset totals") read from the part of it
+                # due within or after a year ("Total current assets"): a narrower line item
+                checks.reasons.append(f"{inp['name']}: {inp['label']!r} is a part due "
+                                      f"{'within' if horizon(inp['label']) == 'short' else 'after'}"
+                                      " a year; the question's words give no maturity")
             elif concept in pq.labels and label_tail_reason(pq.labels[concept], inp["label"]):
                 checks.reasons.append(f"{inp['name']}: " +
                                       label_tail_reason(pq.labels[concept], inp["label"]))

@@ -68,6 +68,26 @@ _QUARTER = [
     (re.compile(r"six\s+months|first\s+half|\bh1\b|\b(?:24|26|28)\s+weeks", re.I), "6M"),
     (re.compile(r"nine\s+months|\b(?:36|39|40)\s+weeks", re.I), "9M"),
 ]
+# a period's length stated with its end ("the twelve months ended June 30, 2023", "the 52 weeks
+# ended ..."): what is asked, where a quarter word may only name the document it is read from
+# ("Based on the fourth-quarter results release, ...")
+_STATED_LENGTH = re.compile(
+    r"\b(?P<m>three|six|nine|twelve|3|6|9|12)[- ]months?\s+(?:ended|ending|through)\b|"
+    r"\b(?P<w>12|13|16|24|26|28|36|39|40|52|53)[- ]weeks?\s+(?:ended|ending|through)\b", re.I)
+_MONTHS_LENGTH = {"three": "3M", "3": "3M", "six": "6M", "6": "6M", "nine": "9M", "9": "9M",
+                  "twelve": "12M", "12": "12M"}
+_WEEKS_LENGTH = {"12": "3M", "13": "3M", "16": "3M", "24": "6M", "26": "6M", "28": "6M",
+                 "36": "9M", "39": "9M", "40": "9M", "52": "12M", "53": "12M"}
+
+
+def stated_duration(text: str) -> str | None:
+    """The one period length the question states with its end ("twelve months ended ..."), or
+    None where it states none or several."""
+    found = {_MONTHS_LENGTH[m["m"].lower()] if m["m"] else _WEEKS_LENGTH[m["w"]]
+             for m in _STATED_LENGTH.finditer(text)}
+    return found.pop() if len(found) == 1 else None
+
+
 _STATEMENT_WORDS = [
     ("cash_flow", re.compile(r"cash\s+flows?\s+statements?|statements?\s+of\s+cash\s+flows?",
                              re.I)),
@@ -1272,9 +1292,9 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
     # gate reads the question as written for it)
     text = _NOT_ANNUALIZED.sub("", text)
     statements = [k for k, p in _STATEMENT_WORDS if p.search(text)]
-    duration = "12M"
+    duration = stated_duration(text) or "12M"
     for pattern, dur in _QUARTER:
-        if pattern.search(text):
+        if stated_duration(text) is None and pattern.search(text):
             duration = dur
             break
     if duration == "12M" and doc_type in ("10Q",) and not re.search(r"\bfy|fiscal\s+year|annual",
