@@ -586,9 +586,10 @@ def _parent_row(label: str, docs: set[str], companies: Mapping[str, str] | None)
         (bool(company_positions(words, docs, companies)) and not _MINORITY_ASKED.search(label))
 
 
-def _start(words: Sequence[str], i: int) -> int:
-    """Where ``words[i]`` starts in ``" ".join(words)``."""
-    return sum(len(w) + 1 for w in words[:i])
+def _within(starts: Sequence[int], pattern: re.Pattern, text: str) -> set[int]:
+    """The positions of the words (starting at ``starts`` in ``text``) inside a match."""
+    spans = [m.span() for m in pattern.finditer(text)]
+    return {i for i, s in enumerate(starts) if any(a <= s < b for a, b in spans)}
 
 
 def unexplained_words(question: str, pq: ParsedQuestion, vocab: Vocabulary,
@@ -610,6 +611,8 @@ def unexplained_words(question: str, pq: ParsedQuestion, vocab: Vocabulary,
     asked = " ".join(re.sub(r"\b(?:fy)?(?:19|20)?\d{2}\b|\b\d+(?:st|nd|rd|th)?\b", " ",
                             asked).split())
     words = asked.split()
+    # (where each word starts in ``asked``, its words one space apart)
+    starts = [sum(len(w) + 1 for w in words[:i]) for i in range(len(words))]
     covered = company_positions(words, docs, companies)
     # "working mainly from its income statement", "using nothing but the balance sheet": where
     # the figure is read, not what it is
@@ -618,13 +621,11 @@ def unexplained_words(question: str, pq: ParsedQuestion, vocab: Vocabulary,
     # the company's own share of a line item, accounted for when a row read prints that share
     # ("attributable to <the company>", "Total <the company> shareholders' equity")
     if any(_parent_row(p, docs, companies) for p in printed):
-        for m in _PARENT_ASKED.finditer(asked):
-            covered |= {i for i in range(len(words)) if m.start() <= _start(words, i) < m.end()}
+        covered |= _within(starts, _PARENT_ASKED, asked)
     # "counting both continuing and discontinued operations": their total, accounted for when
     # no row read is one of the two alone
     if not any(qualifiers_of(p) & {"continuing", "discontinued"} for p in printed):
-        for m in _BOTH_OPERATIONS.finditer(asked):
-            covered |= {i for i in range(len(words)) if m.start() <= _start(words, i) < m.end()}
+        covered |= _within(starts, _BOTH_OPERATIONS, asked)
     # a company's former name ("Square (now Block)", "Block (formerly Square)") is a name too
     former = {w for names in _FORMER_NAME.findall(question) for name in names
               for w in normalise_phrase(name).split()}
@@ -676,17 +677,12 @@ def unexplained_words(question: str, pq: ParsedQuestion, vocab: Vocabulary,
 
     # a run of the line item's meaning words reaches as far as it goes on ("cash and very
     # short-term, highly liquid holdings"): each next meaning word within reach of the last
-    starts_of, at = [], 0
-    for w in words:
-        at = asked.index(w, at)
-        starts_of.append(at)
-        at += len(w)
     reach = []
     for a, b, c in concept_spans:
         grew = True
         while grew:
             grew = False
-            for w, s0 in zip(words, starts_of, strict=True):
+            for w, s0 in zip(words, starts, strict=True):
                 if (s0 + len(w) < a or s0 > b) and a - _BESIDE <= s0 <= b + _BESIDE and \
                         w not in OPERATION_WORDS and w not in _QUALIFYING and \
                         stem(w) in meaning_stems[c]:
@@ -719,11 +715,8 @@ def unexplained_words(question: str, pq: ParsedQuestion, vocab: Vocabulary,
     metric_stems = frozenset().union(*(content_stems(normalise_phrase(t))
                                        for m in metrics[:1] for t in m.terms)) \
         if pq.metric in library else frozenset()
-    pos = 0
     out = []
-    for i, w in enumerate(words):
-        start = asked.index(w, pos)
-        pos = start + len(w)
+    for i, (w, start) in enumerate(zip(words, starts, strict=True)):
         if w not in own_words or stem(w) in metric_stems:
             continue
         if len(w) < 2 or i in covered or w in named or w in _PERIOD_WORDS or w in _UNIT_WORDS or \

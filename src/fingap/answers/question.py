@@ -1292,11 +1292,8 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
     # gate reads the question as written for it)
     text = _NOT_ANNUALIZED.sub("", text)
     statements = [k for k, p in _STATEMENT_WORDS if p.search(text)]
-    duration = stated_duration(text) or "12M"
-    for pattern, dur in _QUARTER:
-        if stated_duration(text) is None and pattern.search(text):
-            duration = dur
-            break
+    duration = stated_duration(text) or next(
+        (dur for pattern, dur in _QUARTER if pattern.search(text)), "12M")
     if duration == "12M" and doc_type in ("10Q",) and not re.search(r"\bfy|fiscal\s+year|annual",
                                                                    text, re.I):
         duration = "3M"
