@@ -11,6 +11,7 @@ from fingap.answers.expression_checks import (
     covered_input,
     dimension_reason,
     operations_not_taken,
+    period_days_reason,
     repeat_reason,
     repeated_term_reason,
     scale_reason,
@@ -127,6 +128,18 @@ def test_an_annualized_figure_needs_a_formula_that_scales_the_period():
     # "(not annualised)" asks for the quarter's own figure, a year needs no scaling
     assert annualize_reason(q.replace("annualized", "(not annualised)"), pq) is None
     assert annualize_reason(q, replace(pq, duration="12M")) is None
+
+
+def test_days_over_a_shorter_period_count_its_days_not_a_years():
+    q = ("How many days of inventory did ACME carry in the 12 weeks ended March 25, 2023? "
+         "Use average inventory and the quarter's cost of sales.")
+    days = "365 * ((inventory__fy2023 + inventory__fy2022) / 2) / cogs__fy2023"
+    assert "counts a year's days" in period_days_reason(q, days, "3M")
+    assert period_days_reason(q, days.replace("365", "84"), "3M") is None
+    assert period_days_reason(q, days, "12M") is None
+    # a year's days stated, or the figure annualized: the question's own choice
+    assert period_days_reason(q.replace("Use", "Use 365 days and"), days, "3M") is None
+    assert period_days_reason(q.replace("carry", "carry, annualized,"), days, "3M") is None
 
 
 def test_year_end_balances_are_not_averaged():

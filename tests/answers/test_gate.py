@@ -19,6 +19,18 @@ def test_value_and_period_are_checked_on_the_page_text(statement_store):
     assert period_position(text, "No such row", 5363, 2022) is None
 
 
+def test_a_sections_unlabelled_total_is_read_after_its_parts():
+    # the parser's "Revenues (total)": the row with no label after the section's parts
+    text = "\n".join(["Consolidated Statements of Operations", "Year Ended December 31,",
+                      "2020", "2019", "Revenues", "Casino", "$", "2,871,720", "$", "6,517,759",
+                      "Rooms", "830,382", "2,322,579", " ", "3,702,102", "8,840,338",
+                      "Expenses", "Casino", "1,701,783", "3,623,899"])
+    assert period_position(text, "Revenues (total)", 3702102, 2020) is True
+    assert period_position(text, "Revenues (total)", 8840338, 2020) is False  # 2019's column
+    assert period_position(text, "Revenues (total)", 830382, 2020) is None    # a part's value
+    assert period_position(text, "Expenses (total)", 1701783, 2020) is None   # no total row
+
+
 def test_gate_passes_grounded_inputs_and_flags_corruptions(statement_store):
     _, texts = statement_store
     assert gate_structured([_input()], texts, 1577.0, 1577.0).passed

@@ -458,6 +458,11 @@ def test_a_row_named_by_what_it_comes_before_is_not_that_item():
     assert label_tail_reason("earnings before taxes", "Income before income taxes") is None
     assert label_tail_reason("pre-tax income", "Income before income taxes") is None
     assert label_tail_reason("total debt", "Total debt") is None
+    # "pre-tax profit" names the row; "the tax charge against its pre-tax profit" is the tax
+    assert label_tail_reason("pre tax profit", "Income before income taxes and equity in "
+                             "income of affiliated companies") is None
+    assert "measured before" in label_tail_reason("tax charge record against pre tax profit",
+                                                  "Income before income taxes")
 
 
 def test_a_leading_clause_that_includes_or_excludes_must_be_in_a_row_read():

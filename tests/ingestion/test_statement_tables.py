@@ -160,6 +160,25 @@ def test_an_unlabelled_row_after_its_parts_is_the_sections_total(tmp_path):
     assert not [f for f in pt.facts if f.label.startswith("Other items")]
 
 
+def test_an_unlabelled_row_adding_up_a_headed_block_is_its_total(tmp_path):
+    # "Revenues" (no colon) over its parts, then a row with no label: a total only where its
+    # values are the column sums; a row that does not add up stays unlabelled and skipped
+    xs = (420, 500)
+    texts = [(50, 60, "Consolidated Statements of Operations"), (50, 72, "(in thousands)"),
+             (400, 84, "2020"), (480, 84, "2019"), (50, 100, "Revenues")]
+    rows = (_row(112, "Casino", ["2,871,720", "6,517,759"], xs)
+            + _row(124, "Rooms", ["830,382", "2,322,579"], xs)
+            + [(xs[0], 136, "3,702,102"), (xs[1], 136, "8,840,338")]
+            + [(50, 160, "Expenses")] + _row(172, "Casino", ["1,701,783", "3,623,899"], xs)
+            + _row(184, "Gain on sale", ["(1,000)", "(2,000)"], xs)
+            + [(xs[0], 196, "1,700,000"), (xs[1], 196, "3,621,899")])
+    right = {i for i, (x, _, _) in enumerate(texts + rows) if x in xs}
+    pt = _page(tmp_path, texts + rows, right)
+    assert _by(pt, "Revenues (total)") == {(2020, None): 3702102, (2019, None): 8840338}
+    assert not [f for f in pt.facts if f.label.startswith("Expenses (total)")]
+    assert pt.skipped["value row without a label"] == 1
+
+
 def test_amount_columns_beside_percent_to_sales_cells(tmp_path):
     # earnings releases print "Amount | Percent to Sales" under each year, and a "Percent
     # Increase (Decrease)" column, with percent cells that carry no "%"

@@ -268,6 +268,19 @@ def annualize_reason(question: str, pq: ParsedQuestion) -> str | None:
     return None
 
 
+_YEAR_DAYS = re.compile(r"(?<![\w.])(?:365|360)(?:\.0)?(?![\w.])")
+
+
+def period_days_reason(question: str, expression: str, duration: str) -> str | None:
+    """A day count over a period shorter than a year ("days of inventory in the 12 weeks ended
+    March 25") counts that period's days: a year's 365 (a library metric's) answers another
+    question, unless the question states it or annualizes."""
+    if duration == "12M" or not _YEAR_DAYS.search(expression) or \
+            _YEAR_DAYS.search(question) or _ANNUALIZE.search(question):
+        return None
+    return f"a {duration} period is asked; the formula counts a year's days"
+
+
 # arithmetic stated in words; "less" and "over" are left out, since English uses them for
 # other things ("less than", "over the year")
 _STATED_OPERATIONS = {

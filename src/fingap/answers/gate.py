@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..ingestion.numbers import DASHES, parse_value
-from ..ingestion.statement_tables import statement_kind
+from ..ingestion.statement_tables import TOTAL_SUFFIX, statement_kind
 from .labels import normalise_label
 
 _YEAR = re.compile(r"(?<![\d/])((?:19|20)\d{2})(?![\d/])|\b\d{1,2}/\d{1,2}/((?:19|20)?\d{2})\b")
@@ -148,6 +148,8 @@ def row_hits(text: str, label: str, value: float, magnitude: bool = False) -> li
     """Every row of the page text printed as ``label`` whose values include ``value``, with
     the header (year, duration, end month) of each of its columns, read in text order."""
     items = page_items(text)
+    if label.endswith(TOTAL_SUFFIX):
+        return _section_total_hits(items, text, label[:-len(TOTAL_SUFFIX)], value, magnitude)
     target = normalise_label(label)
     if not target:
         return []
@@ -197,6 +199,39 @@ def row_hits(text: str, label: str, value: float, magnitude: bool = False) -> li
             magnitude and abs(abs(v) - abs(value)) < 1e-9)]
         if hits:
             out.append(RowHit(columns, hits, _statement_above(items[:j], text)))
+    return out
+
+
+def _section_total_hits(items: list[str], text: str, section: str, value: float,
+                        magnitude: bool) -> list[RowHit]:
+    """The unlabelled total row of the section headed ``section`` (the parser's "<section>
+    (total)"): after the heading, the first run of numbers holding a part's row and then as
+    many values again, the last of them the total's."""
+    target = normalise_label(section)
+    out = []
+    for i, item in enumerate(items):
+        if not target or normalise_label(item) != target:
+            continue
+        columns = _header_columns(items[:i]) or _trailing_header(items)
+        if not columns:
+            continue
+        n = len(columns)
+        run: list[float] = []
+        for it in [*items[i + 1:], ""]:
+            cells = [parse_value(tok) for tok in it.split()]
+            if it and _years_of(it) is None and all(c is not None for c in cells):
+                run.extend(c.value for c in cells)
+                continue
+            if len(run) >= 2 * n and len(run) % n == 0:
+                totals = run[-n:]
+                hits = [k for k, v in enumerate(totals) if abs(v - value) < 1e-9 or (
+                    magnitude and abs(abs(v) - abs(value)) < 1e-9)]
+                if hits:
+                    out.append(RowHit(columns, hits, _statement_above(items[:i], text)))
+                break
+            if _years_of(it) is not None:
+                break
+            run = []
     return out
 
 

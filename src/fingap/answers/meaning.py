@@ -72,6 +72,7 @@ from .expression_checks import (
     change_reason,
     complement_reason,
     dimension_reason,
+    period_days_reason,
     repeat_reason,
     repeated_term_reason,
     scale_reason,
@@ -278,6 +279,9 @@ _SHARE = re.compile(r"\bshare\b|\bfraction\b|\bproportion\b|\bportion\b|\bas\s+a
 # a label's words after these name what the row is measured before, after or without, not the
 # row: "Income before income taxes" is income, not income taxes
 _LABEL_TAIL = re.compile(r"\b(?:before|after|excluding|net\s+of)\b", re.I)
+# ... which a phrase that starts "pre-tax" / "post-tax" names too ("pre-tax profit"; not "the
+# tax charge against its pre-tax profit", which is the tax)
+_PRE_TAX_HEAD = re.compile(r"\s*(?:pre|post)[\s-]*tax", re.I)
 # a figure the question asks explicitly for the company's own shareholders' share of
 _PARENT_ASKED = re.compile(
     r"\b(?:leaving\s+out|leave\s+out|excluding|excludes?|without|net\s+of|other\s+than|after)\s+"
@@ -337,8 +341,8 @@ def label_tail_reason(phrase: str, label: str) -> str | None:
     "after", "excluding" or "net of" in the label: the row is what comes before them ("what
     it charged for taxes" is not "Income before income taxes")."""
     m = _LABEL_TAIL.search(label)
-    if not m or _LABEL_TAIL.search(phrase):     # "earnings before taxes" names it so
-        return None
+    if not m or _LABEL_TAIL.search(phrase) or _PRE_TAX_HEAD.match(phrase):
+        return None     # "earnings before taxes", "pre-tax profit" name it so
     asked = content_stems(normalise_phrase(phrase))
     head = content_stems(normalise_label(label[:m.start()]))
     tail = content_stems(normalise_label(label[m.end():]))
@@ -1312,6 +1316,8 @@ class MeaningGate:
                        average_reason(question, pq.expression),
                        between_reason(question, pq.expression),
                        annualize_reason(question, pq),
+                       period_days_reason(question, pq.expression,
+                                          question_duration(question, pq)),
                        arithmetic_reason(question, pq.expression,
                                          (lambda op: self.printed_as(inputs[0], op))
                                          if len(inputs) == 1 else None),

@@ -41,7 +41,9 @@ _DIGITS = re.compile(r"\d")
 @lru_cache(maxsize=20_000)
 def stem(word: str) -> str:
     """A light English stem: plural and common inflections off ("liabilities" -> "liabilit",
-    "expenses" -> "expens", "operating" -> "operat")."""
+    "expenses" -> "expens", "operating" -> "operat"); "taxes" -> "tax", as "tax" stays."""
+    if word.endswith("xes") and len(word) >= 5:
+        return word[:-2]
     for suffix in ("ies", "ied", "ing", "es", "ed", "s", "y", "e"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
             return word[:-len(suffix)]

@@ -109,6 +109,9 @@ class PageTables:
     statement: str
 
 
+TOTAL_SUFFIX = " (total)"   # the label of a section's unlabelled total row: "<section> (total)"
+
+
 def statement_kind(text: str) -> str:
     head = re.sub(r"\s+", "", text[:800]).lower()
     for kind, pattern in _STATEMENTS:
@@ -170,6 +173,22 @@ def _column_heads(line: Line, columns: list[Column]) -> bool:
     return False
 
 
+def _sums_rows(line: Line, rows: list[list[PrintedValue | None]]) -> bool:
+    """Whether ``line``'s values are, column by column, the sums of two or more ``rows`` of as
+    many values, within the rounding of the printed parts."""
+    total = [parse_value(w.text) for w in line.values]
+    if len(rows) < 2 or not total or any(v is None or v.percent for v in total) or \
+            any(len(r) != len(total) or any(v is None or v.percent for v in r) for r in rows):
+        return False
+    if all(v.value == 0 for v in total):
+        return False
+    for j, t in enumerate(total):
+        unit = 10.0 ** -max(decimals_of(r[j].text) for r in rows)
+        if abs(sum(r[j].value for r in rows) - t.value) > unit * len(rows) / 2 + 1e-9:
+            return False
+    return True
+
+
 def _percent_table(rows: list[list[Fact]]) -> bool:
     """A table of percentage points (an effective tax rate reconciliation): a row printed with
     "%" frames rows of one-decimal figures under 100, and no cell is a money amount."""
@@ -201,6 +220,8 @@ def page_tables(doc: str, page: int, raw_words: list[tuple], text: str) -> PageT
     n_tables = 0
     section = ""
     open_section, parts = "", 0
+    block_rows: list[list[PrintedValue | None]] = []   # the labelled rows since the section
+    section_line: Line | None = None   # the text line that named the section
     amount_x: list[float] = []
     previous: Line | None = None
     table_kind = kind
@@ -240,7 +261,8 @@ def page_tables(doc: str, page: int, raw_words: list[tuple], text: str) -> PageT
                     captioned.add(n_tables - 1)
             own_caption = caption
             previous = ln
-            section, open_section, amount_x = "", "", []
+            section, open_section, amount_x, block_rows = "", "", [], []
+            section_line = None
             rows_in_table, per_share_run, text_run = 0, False, []
             continue
         if not ln.values:
@@ -266,7 +288,7 @@ def page_tables(doc: str, page: int, raw_words: list[tuple], text: str) -> PageT
                 section = (f"{section} {ln.label}" if wrapped else ln.label)[:120]
                 # "Inventories:" over its parts: an unlabelled row after the parts is its total
                 open_section = ln.label if ln.text.rstrip().endswith(":") else ""
-                parts = 0
+                parts, block_rows, section_line = 0, [], ln
             previous = ln
             continue
         after_rows = i + 1
@@ -278,11 +300,23 @@ def page_tables(doc: str, page: int, raw_words: list[tuple], text: str) -> PageT
         if not label and open_section and parts and previous is not None and \
                 len(previous.values) == len(ln.values) >= 2:
             # as many values as the part right above it: no page number or stray figure
-            label = f"{open_section} (total)"
+            label = f"{open_section}{TOTAL_SUFFIX}"
             open_section = ""
+        elif not label and section_line is not None and \
+                section.count("(") == section.count(")") and _sums_rows(ln, block_rows):
+            # "Revenues" over its parts and an unlabelled row adding them up: the section's
+            # total, known by the sum itself since no colon marks the section open (an open
+            # parenthesis: the "section" is a label wrapped onto the row below, no heading)
+            label = f"{section}{TOTAL_SUFFIX}"
+            block_rows = []
+        elif label and section_line is not None:
+            block_rows.append([parse_value(w.text) for w in ln.values])
         parts += 1
         if previous is not None and continues(previous, ln, label):
             label = (previous.label + " " + label).strip()
+            if previous is section_line:
+                # the "section" was the first line of this row's wrapped label: no section
+                section_line, block_rows = None, []
             # a label wrapped over three lines ("Total long-term" / "unsecured funding -" /
             # "issuance  13,538"): walk up while each line continues the one above it
             k = len(text_run) - 1
