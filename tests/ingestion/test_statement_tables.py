@@ -171,12 +171,19 @@ def test_an_unlabelled_row_adding_up_a_headed_block_is_its_total(tmp_path):
             + [(xs[0], 136, "3,702,102"), (xs[1], 136, "8,840,338")]
             + [(50, 160, "Expenses")] + _row(172, "Casino", ["1,701,783", "3,623,899"], xs)
             + _row(184, "Gain on sale", ["(1,000)", "(2,000)"], xs)
-            + [(xs[0], 196, "1,700,000"), (xs[1], 196, "3,621,899")])
+            + [(xs[0], 196, "1,700,000"), (xs[1], 196, "3,621,899")]
+            + [(50, 220, "Fees")] + _row(232, "Advisory", ["10", "20"], xs)
+            + _row(244, "Underwriting", ["30", "40"], xs) + [(xs[0], 256, "40"), (xs[1], 256, "60")]
+            + _row(268, "Corporate", ["5", "5"], xs) + _row(280, "Other", ["1", "1"], xs)
+            + [(xs[0], 292, "6"), (xs[1], 292, "6")])
     right = {i for i, (x, _, _) in enumerate(texts + rows) if x in xs}
     pt = _page(tmp_path, texts + rows, right)
     assert _by(pt, "Revenues (total)") == {(2020, None): 3702102, (2019, None): 8840338}
     assert not [f for f in pt.facts if f.label.startswith("Expenses (total)")]
-    assert pt.skipped["value row without a label"] == 1
+    # once totalled, the section is closed: a later sum of the rows after it is no total of
+    # "Fees" (a grand total of other blocks)
+    assert _by(pt, "Fees (total)") == {(2020, None): 40, (2019, None): 60}
+    assert pt.skipped["value row without a label"] == 2
 
 
 def test_amount_columns_beside_percent_to_sales_cells(tmp_path):

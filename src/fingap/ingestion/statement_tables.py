@@ -301,14 +301,14 @@ def page_tables(doc: str, page: int, raw_words: list[tuple], text: str) -> PageT
                 len(previous.values) == len(ln.values) >= 2:
             # as many values as the part right above it: no page number or stray figure
             label = f"{open_section}{TOTAL_SUFFIX}"
-            open_section = ""
+            open_section, section_line, block_rows = "", None, []
         elif not label and section_line is not None and \
                 section.count("(") == section.count(")") and _sums_rows(ln, block_rows):
             # "Revenues" over its parts and an unlabelled row adding them up: the section's
             # total, known by the sum itself since no colon marks the section open (an open
             # parenthesis: the "section" is a label wrapped onto the row below, no heading)
             label = f"{section}{TOTAL_SUFFIX}"
-            block_rows = []
+            section_line, block_rows = None, []     # the section is closed
         elif label and section_line is not None:
             block_rows.append([parse_value(w.text) for w in ln.values])
         parts += 1
