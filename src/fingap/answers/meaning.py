@@ -126,6 +126,7 @@ from .resolver import (
     one_part_of_a_sum,
     read_described,
     stem,
+    tax_side,
     taxes_side_conflict,
 )
 
@@ -279,9 +280,6 @@ _SHARE = re.compile(r"\bshare\b|\bfraction\b|\bproportion\b|\bportion\b|\bas\s+a
 # a label's words after these name what the row is measured before, after or without, not the
 # row: "Income before income taxes" is income, not income taxes
 _LABEL_TAIL = re.compile(r"\b(?:before|after|excluding|net\s+of)\b", re.I)
-# ... which a phrase that starts "pre-tax" / "post-tax" names too ("pre-tax profit"; not "the
-# tax charge against its pre-tax profit", which is the tax)
-_PRE_TAX_HEAD = re.compile(r"\s*(?:pre|post)[\s-]*tax", re.I)
 # a figure the question asks explicitly for the company's own shareholders' share of
 _PARENT_ASKED = re.compile(
     r"\b(?:leaving\s+out|leave\s+out|excluding|excludes?|without|net\s+of|other\s+than|after)\s+"
@@ -341,7 +339,7 @@ def label_tail_reason(phrase: str, label: str) -> str | None:
     "after", "excluding" or "net of" in the label: the row is what comes before them ("what
     it charged for taxes" is not "Income before income taxes")."""
     m = _LABEL_TAIL.search(label)
-    if not m or _LABEL_TAIL.search(phrase) or _PRE_TAX_HEAD.match(phrase):
+    if not m or _LABEL_TAIL.search(phrase) or tax_side(phrase, leading=True):
         return None     # "earnings before taxes", "pre-tax profit" name it so
     asked = content_stems(normalise_phrase(phrase))
     head = content_stems(normalise_label(label[:m.start()]))

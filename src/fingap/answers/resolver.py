@@ -99,9 +99,10 @@ _TAX_SIDE = re.compile(r"\b(?P<side>before|after|pre|post)[\s-]*(?:all\s+)?(?:[a
                        r"(?:income\s+)?tax(?:es|ation)?\b", re.I)
 
 
-def tax_side(text: str) -> str | None:
-    """"before" or "after" income taxes, as a phrase or label says, else None."""
-    m = _TAX_SIDE.search(text)
+def tax_side(text: str, leading: bool = False) -> str | None:
+    """"before" or "after" income taxes, as a phrase or label says, else None; ``leading``:
+    only where the text starts with it ("pre-tax profit", not "the tax on pre-tax profit")."""
+    m = _TAX_SIDE.match(text.strip()) if leading else _TAX_SIDE.search(text)
     return None if m is None else "before" if m["side"].lower() in ("before", "pre") else "after"
 
 
