@@ -1033,3 +1033,47 @@ def test_a_period_length_stated_with_its_end_wins_over_a_quarter_naming_the_docu
     # two lengths stated: neither wins here
     assert stated_duration("the six months ended June 30, 2023 against the three months ended "
                            "June 30, 2023") is None
+
+
+def test_an_unread_question_sentence_is_asked_by_its_own_definition_or_name():
+    from fingap.answers.question import named_or_defined_as_question
+
+    # "how many days of ... did ..." is no question form the parser reads; the definition
+    # after it is what is asked, once
+    q = ("For ACME's fiscal year ended May 31, 2019, how many days of purchases did it leave "
+         "unpaid to suppliers, computed as the average of its opening and closing accounts "
+         "payable divided by cost of goods sold, times 365? Round to one decimal place.")
+    assert not parse_question(q).figure
+    restated = named_or_defined_as_question(q)
+    assert restated.startswith("What is the average of its opening and closing accounts payable")
+    pq = parse_question(restated)
+    assert pq.figure and pq.unit == "days" and pq.decimals == 1, pq.reason
+    assert pq.expression == ("((accounts_payable__fy2018 + accounts_payable__fy2019) / 2) / "
+                             "cogs__fy2019 * 365")
+    # no definition: a remark in parentheses that names a library metric whole
+    q = ("Using the average of ACME's receivables at the start and end of 2022 and a 365-day "
+         "year, how many days of 2022 sales did those receivables represent (days sales "
+         "outstanding)? Round to one decimal place.")
+    restated = named_or_defined_as_question(q)
+    assert restated.startswith("What is the days sales outstanding?")
+    pq = parse_question(restated)
+    assert pq.figure and pq.unit == "days" and pq.target_year == 2022, pq.reason
+    # a remark that is no metric, or none at all: no reading
+    assert named_or_defined_as_question(
+        "How many days of 2022 sales did ACME's receivables represent (roughly)?") is None
+    assert named_or_defined_as_question("How many days of sales did ACME hold in 2022?") is None
+
+
+def test_a_pronoun_subject_is_the_line_item_named_before_the_colon():
+    from fingap.answers.question import lead_as_subject
+
+    q = "ACME's top line: how much did it grow from 2016 to 2017, in percent (one decimal)?"
+    assert not parse_question(q).figure
+    restated = lead_as_subject(q)
+    assert restated.startswith("how much did ACME's top line grow from 2016 to 2017")
+    pq = parse_question(restated)
+    assert pq.figure and pq.unit == "percent", pq.reason
+    assert pq.expression == "((((revenue__fy2017 - revenue__fy2016) / revenue__fy2016) * 100))"
+    # a role or a source before the colon frames the question; no pronoun subject, no reading
+    assert lead_as_subject("As an analyst: how much did it earn in 2019?") is None
+    assert lead_as_subject("ACME's top line: what was the 2019 figure?") is None

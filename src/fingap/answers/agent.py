@@ -50,7 +50,9 @@ from .question import (
     asked_phrase,
     division_as_question,
     instruction_as_question,
+    lead_as_subject,
     left_after_as_question,
+    named_or_defined_as_question,
     parse_question,
     refers_back,
     spelt_out_after_question,
@@ -235,6 +237,18 @@ class Agent:
                 (restated := division_as_question(question)):
             # a figure the parser cannot build that the instruction spells out as a division
             # ("what return did it earn on its assets? Take the profit and divide it by ...")
+            again = parse_question(restated, self.vocab, doc_type, spelt)
+            if again.figure:
+                steps.append({"step": "restate", "question": restated})
+                question, pq = restated, again
+        # the last readings: the line item named before a colon as the pronoun subject after it
+        # ("Amazon's top line: how much did it grow ..."), the question's own name or definition
+        # of what it asks ("how many days of sales did X represent (DSO)", "..., computed as A
+        # divided by B")
+        for restate in (lead_as_subject, named_or_defined_as_question):
+            if pq.figure or not pq.reason.startswith(_UNBUILT) or \
+                    not (restated := restate(question)):
+                continue
             again = parse_question(restated, self.vocab, doc_type, spelt)
             if again.figure:
                 steps.append({"step": "restate", "question": restated})

@@ -539,6 +539,49 @@ def instruction_as_question(text: str) -> str | None:
     return f"What is {x}? " + text[:m.start()].strip() + " " + text[m.end():].lstrip(". ")
 
 
+_LEAD_THEN_PRONOUN = re.compile(r"^(?P<lead>[^:?;]{3,80}?):\s+(?P<rest>.+)$", re.S)
+_SUBJECT_PRONOUN = re.compile(r"\b(?:did|does|do|has|have|was|were|is|are)\s+(?P<p>it|they)\b",
+                              re.I)
+
+
+def lead_as_subject(text: str) -> str | None:
+    """The question with its pronoun subject replaced by the line item named before its colon
+    ("Amazon's top line: how much did it grow from 2016 to 2017?" -> "how much did Amazon's
+    top line grow from 2016 to 2017?"); None when the words before the colon only frame the
+    question (a role, a source, a date) or no "it"/"they" is the subject of its question."""
+    m = _LEAD_THEN_PRONOUN.match(text.strip())
+    if not m or _framing(m["lead"]):
+        return None
+    p = _SUBJECT_PRONOUN.search(m["rest"])
+    if p is None or p.start() > m["rest"].find("?") >= 0:
+        return None
+    lead = m["lead"].strip()
+    return m["rest"][:p.start("p")] + lead + m["rest"][p.end("p"):]
+
+
+def named_or_defined_as_question(text: str) -> str | None:
+    """The question asked by what it defines or names, when its question sentence cannot be
+    read as a figure ("how many days of purchases did it leave unpaid, computed as A divided by
+    B, times 365?" -> "What is A divided by B, times 365? ..."; "how many days of sales did
+    those receivables represent (days sales outstanding)?" -> "What is the days sales
+    outstanding? ..."): the question's own arithmetic definition first, else a remark in
+    parentheses that names a library metric whole. None without either."""
+    defs = definitions(text)
+    rhs = next((r for r in defs.values() if _ARITHMETIC.search(r)), None)
+    if rhs:
+        return f"What is {rhs.strip(' ,')}? {text}"
+    library = load_library()
+    question_at = text.find("?")
+    for m in re.finditer(r"\(([^()]{2,60})\)", text):
+        if 0 <= question_at < m.start():
+            break
+        remark = normalise_phrase(m[1])
+        found = _library_match(remark, library)
+        if found and found[1] == 0 and found[2] >= len(remark.rstrip("s")):
+            return f"What is the {m[1].strip()}? {text[:m.start()]}{text[m.end():]}"
+    return None
+
+
 def _instruction_arithmetic(words: str) -> str | None:
     """An instruction's words as arithmetic: how it goes on dropped, its verbs as operators,
     and after a metric's name ("compute DPO as 365 x (...) / (...)") only the arithmetic
