@@ -672,6 +672,21 @@ def test_the_minority_share_of_a_line_item_is_told_from_the_companys_own():
     assert _MINORITY_ASKED.search(q) and not _PARENT_ASKED.search(q)
 
 
+def test_an_affiliates_net_income_is_another_partys_share():
+    from fingap.answers.meaning import _MINORITY_SHARE, _OTHER_PARTY_ASKED
+
+    # a note's summary of equity-method investees prints their own net income
+    for label in ("Net income (loss) attributable to the affiliated companies",
+                  "Net earnings attributable to equity method investees",
+                  "Net income attributable to joint ventures"):
+        assert _MINORITY_SHARE.search(label), label
+    assert not _MINORITY_SHARE.search("Equity in earnings of affiliated companies")
+    assert not _OTHER_PARTY_ASKED.search(
+        "What was ACME's return on equity, the year's profit belonging to its shareholders "
+        "over the average of its own shareholders' equity?")
+    assert _OTHER_PARTY_ASKED.search("How much net income did ACME's affiliated companies earn?")
+
+
 def test_a_concepts_own_statement_is_no_excuse_when_the_question_names_two_others(gate):
     # revenue's home is the income statement: a question naming only the cash flow statement
     # may still read it there, but one that names the balance sheet and the cash flow

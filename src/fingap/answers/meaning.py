@@ -266,10 +266,16 @@ def dated_balance_reason(dates: list[str], column: ColumnHeader) -> str | None:
 
 # a row that is the noncontrolling (minority) interests' share of a line item, and a question
 # that asks about that share
+# another party's share of a figure: the minority's, or the affiliates' and investees' own
+# (a note's summary of equity-method investees prints "Net income attributable to the
+# affiliated companies", which is none of the company's)
 _MINORITY_SHARE = re.compile(r"\b(?:attributable|applicable|allocated)\s+to\s+(?:the\s+)?"
-                             r"(?:non-?\s?controlling|minority)|^\s*(?:non-?\s?controlling|"
+                             r"(?:non-?\s?controlling|minority|affiliat|(?:equity[- ]method\s+)?"
+                             r"investees?\b|joint\s+ventures?\b)|^\s*(?:non-?\s?controlling|"
                              r"minority)\s+interests?\b", re.I)
 _MINORITY_ASKED = re.compile(r"\bnon-?\s?controlling|\bminority", re.I)
+_OTHER_PARTY_ASKED = re.compile(r"\bnon-?\s?controlling|\bminority|\baffiliat|\binvestees?\b|"
+                                r"\bjoint\s+ventures?\b", re.I)
 _RESIDUAL = re.compile(r"\b(?:other|all\s+other|miscellaneous|remaining)\b", re.I)
 _SHARE = re.compile(r"\bshare\b|\bfraction\b|\bproportion\b|\bportion\b|\bas\s+an?\s+%|"
                     r"\bpercentage\s+of\b|%\s+of\b", re.I)
@@ -1190,11 +1196,13 @@ class MeaningGate:
                 checks.reasons.append(f"{inp['name']}: {inp['label']!r} is {side[1]} taxes, "
                                       f"the question asks {side[0]}")
             elif _MINORITY_SHARE.search(inp["label"]) and \
-                    (not _MINORITY_ASKED.search(question) or _PARENT_ASKED.search(question)):
+                    (not _OTHER_PARTY_ASKED.search(question) or _PARENT_ASKED.search(question)):
                 # "Net income attributable to noncontrolling interests" reads like net income
-                # once whose share is set aside, yet it is the minority's share of it
-                checks.reasons.append(f"{inp['name']}: {inp['label']!r} is the noncontrolling "
-                                      "interests' share, which the question does not ask for")
+                # once whose share is set aside, yet it is the minority's share of it (and an
+                # affiliate's net income is the affiliate's own)
+                checks.reasons.append(f"{inp['name']}: {inp['label']!r} is another party's "
+                                      "share (noncontrolling interests, affiliates), which the "
+                                      "question does not ask for")
             elif _RESIDUAL.search(inp["label"]) and not any(
                     _RESIDUAL.search(x) for x in self.phrases(concept, pq)):
                 # "Other current assets" scores close to "current assets" by meaning, yet a
