@@ -954,3 +954,34 @@ def test_a_line_item_known_by_its_words_is_not_read_from_its_part_due_within_a_y
     pq2.labels["row_asset_totals"] = "current asset totals"
     g2 = gate.check(q2, pq2, [part | {"concept": "row_asset_totals"}], 14000.0, 14000.0)
     assert not any("is a part due" in r for r in g2.reasons), g2.reasons
+
+
+def test_a_balance_is_never_read_from_the_cash_flow_statement(tmp_path):
+    # a cash flow statement whose header states no period: its "Inventories" row is still the
+    # year's change, while its cash at the end of the year is a balance
+    from ..conftest import write_statement_pdf
+
+    pdf = tmp_path / f"{DOC}.pdf"
+    write_statement_pdf(pdf, [[dict(title="Consolidated Statement of Cash Flows",
+                                    years=["2022", "2021"], duration=None,
+                                    rows=[("Net income", ["5,363", "4,869"]),
+                                          ("Inventories", ["(412)", "(97)"]),
+                                          ("Cash and cash equivalents at end of year",
+                                           ["3,655", "4,564"])])]])
+    with pymupdf.open(pdf) as d:
+        texts = {(DOC, i): p.get_text() for i, p in enumerate(d)}
+    facts, _, _ = doc_facts(pdf, DOC, {p: t for (_, p), t in texts.items()})
+    write_store(tmp_path / "facts.sqlite", facts, Vocabulary.load())
+    with FactStore(tmp_path / "facts.sqlite") as store:
+        gate = MeaningGate(store, texts, Vocabulary.load(), GateParams("minilm", 0.7, 0.1))
+        q = "What was ACME's inventory at the end of FY2022? USD millions."
+        change = _input("inventory__fy2022", "inventory", "Inventories", -412.0, 0,
+                        statement="cash_flow") | {"printed": "(412)"}
+        g = gate.check(q, parse_question(q), [change], -412.0, -412.0)
+        assert not g.passed and any("on the cash flow statement" in r for r in g.reasons), \
+            g.reasons
+        q = "How much cash did ACME hold at the end of FY2022? USD millions."
+        cash = _input("cash__fy2022", "cash", "Cash and cash equivalents at end of year",
+                      3655.0, 0, statement="cash_flow")
+        g = gate.check(q, parse_question(q), [cash], 3655.0, 3655.0)
+        assert not any("on the cash flow statement" in r for r in g.reasons), g.reasons

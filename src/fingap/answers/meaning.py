@@ -274,6 +274,9 @@ _MINORITY_SHARE = re.compile(r"\b(?:attributable|applicable|allocated)\s+to\s+(?
                              r"investees?\b|joint\s+ventures?\b)|^\s*(?:non-?\s?controlling|"
                              r"minority)\s+interests?\b", re.I)
 _MINORITY_ASKED = re.compile(r"\bnon-?\s?controlling|\bminority", re.I)
+# a balance a cash flow statement prints: the cash at the period's ends
+_BALANCE_ROW = re.compile(r"\b(?:end|beginning|start|close)\s+of\b|\bending\b|\bbeginning\b|"
+                          r"\bclosing\b|\bopening\b", re.I)
 _OTHER_PARTY_ASKED = re.compile(r"\bnon-?\s?controlling|\bminority|\baffiliat|\binvestees?\b|"
                                 r"\bjoint\s+ventures?\b", re.I)
 _RESIDUAL = re.compile(r"\b(?:other|all\s+other|miscellaneous|remaining)\b", re.I)
@@ -1262,8 +1265,14 @@ class MeaningGate:
                                       "measures, which the question does not ask for")
             found = []
             for column, statement in columns:
-                reason = period_reason(column, statement, _stock(concept, self.vocab, statement),
-                                       pq, duration)
+                stock = _stock(concept, self.vocab, statement)
+                reason = period_reason(column, statement, stock, pq, duration)
+                if reason is None and stock and statement == "cash_flow" and \
+                        not _BALANCE_ROW.search(inp["label"]):
+                    # a cash flow statement prints flows, whatever its header says: its
+                    # "Inventories" row is the year's change, not the balance
+                    reason = "a balance is asked, the row is on the cash flow statement (a " \
+                        "change over the period)"
                 home = self.vocab.concepts[concept].statement \
                     if concept in self.vocab.concepts else None
                 # a row of its own statement is read even where the question names another
