@@ -985,3 +985,29 @@ def test_a_balance_is_never_read_from_the_cash_flow_statement(tmp_path):
                       3655.0, 0, statement="cash_flow")
         g = gate.check(q, parse_question(q), [cash], 3655.0, 3655.0)
         assert not any("on the cash flow statement" in r for r in g.reasons), g.reasons
+
+
+def test_a_negated_row_is_not_the_line_item_its_other_words_name(tmp_path):
+    # a cash flow statement's supplemental row: what was declared and NOT paid
+    from ..conftest import write_statement_pdf
+
+    pdf = tmp_path / f"{DOC}.pdf"
+    write_statement_pdf(pdf, [[dict(title="Consolidated Statement of Cash Flows",
+                                    years=["2022", "2021"],
+                                    rows=[("Net income", ["5,363", "4,869"]),
+                                          ("Dividends declared and not paid", ["438", "385"])])]])
+    with pymupdf.open(pdf) as d:
+        texts = {(DOC, i): p.get_text() for i, p in enumerate(d)}
+    facts, _, _ = doc_facts(pdf, DOC, {p: t for (_, p), t in texts.items()})
+    write_store(tmp_path / "facts.sqlite", facts, Vocabulary.load())
+    with FactStore(tmp_path / "facts.sqlite") as store:
+        gate = MeaningGate(store, texts, Vocabulary.load(), GateParams("minilm", 0.7, 0.1))
+        row = _input("dividends_paid__fy2022", "dividends_paid",
+                     "Dividends declared and not paid", 438.0, 0, statement="cash_flow")
+        q = "How much did ACME pay in dividends in FY2022? USD millions."
+        g = gate.check(q, parse_question(q), [row], 438.0, 438.0)
+        assert not g.passed and any("is negated" in r for r in g.reasons), g.reasons
+        # asked in so many words, it is the row
+        q = "How much in dividends had ACME declared and not paid at the end of FY2022?"
+        g = gate.check(q, parse_question(q), [row], 438.0, 438.0)
+        assert not any("is negated" in r for r in g.reasons), g.reasons

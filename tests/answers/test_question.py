@@ -1077,3 +1077,38 @@ def test_a_pronoun_subject_is_the_line_item_named_before_the_colon():
     # a role or a source before the colon frames the question; no pronoun subject, no reading
     assert lead_as_subject("As an analyst: how much did it earn in 2019?") is None
     assert lead_as_subject("ACME's top line: what was the 2019 figure?") is None
+
+
+def test_an_instruction_after_a_sentence_the_parser_could_not_build_is_asked():
+    from fingap.answers.question import instruction_as_question
+
+    q = ("What fraction of its fiscal 2022 profit did ACME keep in the business rather than pay "
+         "out? Compute one minus cash dividends paid divided by net income, rounded to two "
+         "decimal places.")
+    # the question sentence names a figure of its own, so only an unread one gives way
+    assert instruction_as_question(q) is None
+    restated = instruction_as_question(q, unread=True)
+    assert restated.startswith("What is one minus cash dividends paid divided by net income?")
+    pq = parse_question(restated)
+    # "one minus": the number one is an operand
+    assert pq.figure and pq.unit == "ratio", pq.reason
+    assert pq.expression == "1 - dividends_paid__fy2022 / net_income__fy2022"
+    assert parse_question("What was ACME's FY2022 one-time charge minus one-time gains?")\
+        .expression != "1"
+
+
+def test_a_division_for_each_of_the_years_listed_by_their_closing_dates():
+    from fingap.answers.question import division_as_question
+
+    q = ("For each of ACME's fiscal years ended January 31, 2015, January 30, 2016 and January "
+         "28, 2017, divide net income by revenue, then average the three results. What is that "
+         "average, in percent to one decimal place?")
+    restated = division_as_question(q)
+    assert "averaged over 2015, 2016 and 2017?" in restated
+    pq = parse_question(restated)
+    assert pq.figure and pq.unit == "percent", pq.reason
+    assert {y for _, y in pq.inputs} == {2015, 2016, 2017}
+    # a 52/53-week year that closes in the first days of January is named for the year before
+    q = q.replace("January 31, 2015, January 30, 2016 and January 28, 2017",
+                  "January 3, 2016, January 1, 2017 and December 31, 2017")
+    assert "averaged over 2015, 2016 and 2017?" in division_as_question(q)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 
 from ..ingestion.numbers import SCALES
 from .calculator import CalcError, evaluate
@@ -245,7 +246,8 @@ class Agent:
         # ("Amazon's top line: how much did it grow ..."), the question's own name or definition
         # of what it asks ("how many days of sales did X represent (DSO)", "..., computed as A
         # divided by B")
-        for restate in (lead_as_subject, named_or_defined_as_question):
+        for restate in (lead_as_subject, partial(instruction_as_question, unread=True),
+                        named_or_defined_as_question):
             if pq.figure or not pq.reason.startswith(_UNBUILT) or \
                     not (restated := restate(question)):
                 continue

@@ -277,6 +277,7 @@ _MINORITY_ASKED = re.compile(r"\bnon-?\s?controlling|\bminority", re.I)
 # a balance a cash flow statement prints: the cash at the period's ends
 _BALANCE_ROW = re.compile(r"\b(?:end|beginning|start|close)\s+of\b|\bending\b|\bbeginning\b|"
                           r"\bclosing\b|\bopening\b", re.I)
+_NEGATED = re.compile(r"\b(?:not|unpaid)\b", re.I)
 _OTHER_PARTY_ASKED = re.compile(r"\bnon-?\s?controlling|\bminority|\baffiliat|\binvestees?\b|"
                                 r"\bjoint\s+ventures?\b", re.I)
 _RESIDUAL = re.compile(r"\b(?:other|all\s+other|miscellaneous|remaining)\b", re.I)
@@ -1206,6 +1207,13 @@ class MeaningGate:
                 checks.reasons.append(f"{inp['name']}: {inp['label']!r} is another party's "
                                       "share (noncontrolling interests, affiliates), which the "
                                       "question does not ask for")
+            elif _NEGATED.search(inp["label"]) and not any(
+                    _NEGATED.search(x) for x in (*self.phrases(concept, pq),
+                                                  pq.described.get(concept, ""))):
+                # "Dividends declared and not paid" reads close to "dividends paid" by meaning
+                # (a sentence embedder hardly reads a negation), yet it is what was not paid
+                checks.reasons.append(f"{inp['name']}: {inp['label']!r} is negated, the "
+                                      "question's words for it are not")
             elif _RESIDUAL.search(inp["label"]) and not any(
                     _RESIDUAL.search(x) for x in self.phrases(concept, pq)):
                 # "Other current assets" scores close to "current assets" by meaning, yet a
