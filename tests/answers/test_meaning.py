@@ -1,4 +1,5 @@
 import ast
+from contextlib import contextmanager
 from dataclasses import replace
 
 import pymupdf
@@ -956,24 +957,28 @@ def test_a_line_item_known_by_its_words_is_not_read_from_its_part_due_within_a_y
     assert not any("is a part due" in r for r in g2.reasons), g2.reasons
 
 
-def test_a_balance_is_never_read_from_the_cash_flow_statement(tmp_path):
-    # a cash flow statement whose header states no period: its "Inventories" row is still the
-    # year's change, while its cash at the end of the year is a balance
+@contextmanager
+def _one_statement_gate(tmp_path, **table):
+    """A gate over a document of one page that prints one statement table."""
     from ..conftest import write_statement_pdf
 
     pdf = tmp_path / f"{DOC}.pdf"
-    write_statement_pdf(pdf, [[dict(title="Consolidated Statement of Cash Flows",
-                                    years=["2022", "2021"], duration=None,
-                                    rows=[("Net income", ["5,363", "4,869"]),
-                                          ("Inventories", ["(412)", "(97)"]),
-                                          ("Cash and cash equivalents at end of year",
-                                           ["3,655", "4,564"])])]])
+    write_statement_pdf(pdf, [[dict(years=["2022", "2021"], **table)]])
     with pymupdf.open(pdf) as d:
         texts = {(DOC, i): p.get_text() for i, p in enumerate(d)}
     facts, _, _ = doc_facts(pdf, DOC, {p: t for (_, p), t in texts.items()})
     write_store(tmp_path / "facts.sqlite", facts, Vocabulary.load())
     with FactStore(tmp_path / "facts.sqlite") as store:
-        gate = MeaningGate(store, texts, Vocabulary.load(), GateParams("minilm", 0.7, 0.1))
+        yield MeaningGate(store, texts, Vocabulary.load(), GateParams("minilm", 0.7, 0.1))
+
+
+def test_a_balance_is_never_read_from_the_cash_flow_statement(tmp_path):
+    # a cash flow statement whose header states no period: its "Inventories" row is still the
+    # year's change, while its cash at the end of the year is a balance
+    rows = [("Net income", ["5,363", "4,869"]), ("Inventories", ["(412)", "(97)"]),
+            ("Cash and cash equivalents at end of year", ["3,655", "4,564"])]
+    with _one_statement_gate(tmp_path, title="Consolidated Statement of Cash Flows",
+                             duration=None, rows=rows) as gate:
         q = "What was ACME's inventory at the end of FY2022? USD millions."
         change = _input("inventory__fy2022", "inventory", "Inventories", -412.0, 0,
                         statement="cash_flow") | {"printed": "(412)"}
@@ -989,19 +994,10 @@ def test_a_balance_is_never_read_from_the_cash_flow_statement(tmp_path):
 
 def test_a_negated_row_is_not_the_line_item_its_other_words_name(tmp_path):
     # a cash flow statement's supplemental row: what was declared and NOT paid
-    from ..conftest import write_statement_pdf
-
-    pdf = tmp_path / f"{DOC}.pdf"
-    write_statement_pdf(pdf, [[dict(title="Consolidated Statement of Cash Flows",
-                                    years=["2022", "2021"],
-                                    rows=[("Net income", ["5,363", "4,869"]),
-                                          ("Dividends declared and not paid", ["438", "385"])])]])
-    with pymupdf.open(pdf) as d:
-        texts = {(DOC, i): p.get_text() for i, p in enumerate(d)}
-    facts, _, _ = doc_facts(pdf, DOC, {p: t for (_, p), t in texts.items()})
-    write_store(tmp_path / "facts.sqlite", facts, Vocabulary.load())
-    with FactStore(tmp_path / "facts.sqlite") as store:
-        gate = MeaningGate(store, texts, Vocabulary.load(), GateParams("minilm", 0.7, 0.1))
+    rows = [("Net income", ["5,363", "4,869"]),
+            ("Dividends declared and not paid", ["438", "385"])]
+    with _one_statement_gate(tmp_path, title="Consolidated Statement of Cash Flows",
+                             rows=rows) as gate:
         row = _input("dividends_paid__fy2022", "dividends_paid",
                      "Dividends declared and not paid", 438.0, 0, statement="cash_flow")
         q = "How much did ACME pay in dividends in FY2022? USD millions."

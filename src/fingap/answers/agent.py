@@ -243,9 +243,10 @@ class Agent:
                 steps.append({"step": "restate", "question": restated})
                 question, pq = restated, again
         # the last readings: the line item named before a colon as the pronoun subject after it
-        # ("Amazon's top line: how much did it grow ..."), the question's own name or definition
-        # of what it asks ("how many days of sales did X represent (DSO)", "..., computed as A
-        # divided by B")
+        # ("Amazon's top line: how much did it grow ..."), an instruction after the question
+        # that spells out arithmetic ("What share did it keep? Compute one minus A over B"),
+        # the question's own name or definition of what it asks ("how many days of sales did
+        # X represent (DSO)", "..., computed as A divided by B")
         for restate in (lead_as_subject, partial(instruction_as_question, unread=True),
                         named_or_defined_as_question):
             if pq.figure or not pq.reason.startswith(_UNBUILT) or \
