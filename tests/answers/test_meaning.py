@@ -108,9 +108,16 @@ def quarterly_gate(tmp_path):
                              cell, fontsize=9)
     doc.save(str(pdf))
     doc.close()
+    with _gate_over(pdf, QDOC, tmp_path) as gate:
+        yield gate
+
+
+@contextmanager
+def _gate_over(pdf, doc, tmp_path):
+    """A meaning gate over the fact store read from one test PDF."""
     with pymupdf.open(pdf) as d:
-        texts = {(QDOC, i): p.get_text() for i, p in enumerate(d)}
-    facts, _, _ = doc_facts(pdf, QDOC, {p: t for (_, p), t in texts.items()})
+        texts = {(doc, i): p.get_text() for i, p in enumerate(d)}
+    facts, _, _ = doc_facts(pdf, doc, {p: t for (_, p), t in texts.items()})
     write_store(tmp_path / "facts.sqlite", facts, Vocabulary.load())
     with FactStore(tmp_path / "facts.sqlite") as store:
         yield MeaningGate(store, texts, Vocabulary.load(), GateParams("minilm", 0.7, 0.1))
@@ -964,12 +971,8 @@ def _one_statement_gate(tmp_path, **table):
 
     pdf = tmp_path / f"{DOC}.pdf"
     write_statement_pdf(pdf, [[dict(years=["2022", "2021"], **table)]])
-    with pymupdf.open(pdf) as d:
-        texts = {(DOC, i): p.get_text() for i, p in enumerate(d)}
-    facts, _, _ = doc_facts(pdf, DOC, {p: t for (_, p), t in texts.items()})
-    write_store(tmp_path / "facts.sqlite", facts, Vocabulary.load())
-    with FactStore(tmp_path / "facts.sqlite") as store:
-        yield MeaningGate(store, texts, Vocabulary.load(), GateParams("minilm", 0.7, 0.1))
+    with _gate_over(pdf, DOC, tmp_path) as gate:
+        yield gate
 
 
 def test_a_balance_is_never_read_from_the_cash_flow_statement(tmp_path):

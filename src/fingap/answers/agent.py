@@ -213,11 +213,20 @@ class Agent:
         own = {d for d, _ in pages} | ({doc_hint} if doc_hint else set())
         spelt = frozenset(words[i] for i in company_positions(words, own, self.companies))
         pq = parse_question(question, self.vocab, doc_type, spelt)
-        if (restated := left_after_as_question(question)) and \
-                (again := parse_question(restated, self.vocab, doc_type, spelt)).figure:
-            # a share of a whole left after a part: the whole less the part, over the whole
+
+        def read_as(restated: str, current: tuple[str, ParsedQuestion]
+                    ) -> tuple[str, ParsedQuestion]:
+            """The question restated, with its parse, when the restatement parses as a figure
+            (the step recorded); else the current question and parse."""
+            again = parse_question(restated, self.vocab, doc_type, spelt)
+            if not again.figure:
+                return current
             steps.append({"step": "restate", "question": restated})
-            question, pq = restated, again
+            return restated, again
+
+        if restated := left_after_as_question(question):
+            # a share of a whole left after a part: the whole less the part, over the whole
+            question, pq = read_as(restated, (question, pq))
         # the question sentence refers back to an instruction that names the figure, or asks
         # a ratio with a verb ("how many times did X cover Y")
         for restate in (instruction_as_question, times_covered_as_ratio):
@@ -227,10 +236,7 @@ class Agent:
             if not (unbuilt or (restate is instruction_as_question and refers_back(question))) \
                     or not (restated := restate(question)):
                 continue
-            again = parse_question(restated, self.vocab, doc_type, spelt)
-            if again.figure:
-                steps.append({"step": "restate", "question": restated})
-                question, pq = restated, again
+            question, pq = read_as(restated, (question, pq))
         if not pq.figure and pq.reason.startswith(_UNBUILT) and self.resolver_glossary:
             # a line item described in the question's own words stopped the parser
             question, pq = self._name_described(question, pq, doc_type, spelt, steps)
@@ -238,10 +244,7 @@ class Agent:
                 (restated := division_as_question(question)):
             # a figure the parser cannot build that the instruction spells out as a division
             # ("what return did it earn on its assets? Take the profit and divide it by ...")
-            again = parse_question(restated, self.vocab, doc_type, spelt)
-            if again.figure:
-                steps.append({"step": "restate", "question": restated})
-                question, pq = restated, again
+            question, pq = read_as(restated, (question, pq))
         # the last readings: the line item named before a colon as the pronoun subject after it
         # ("Amazon's top line: how much did it grow ..."), an instruction after the question
         # that spells out arithmetic ("What share did it keep? Compute one minus A over B"),
@@ -252,10 +255,7 @@ class Agent:
             if pq.figure or not pq.reason.startswith(_UNBUILT) or \
                     not (restated := restate(question)):
                 continue
-            again = parse_question(restated, self.vocab, doc_type, spelt)
-            if again.figure:
-                steps.append({"step": "restate", "question": restated})
-                question, pq = restated, again
+            question, pq = read_as(restated, (question, pq))
         if pq.figure:
             pq = with_stated_maturity(pq, self.vocab)
         steps.append({"step": "plan", "figure": pq.figure, "reason": pq.reason,
