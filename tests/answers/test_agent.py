@@ -154,6 +154,32 @@ def test_expense_labels_are_amounts(statement_store):
     assert agent._magnitude("capex") and not agent._magnitude("row_earnings_operations")
     # money the question says was spent, read from an outflow printed in parentheses
     assert agent._magnitude("row_cash_spend_buying_plant_machinery")
+    # a row printed as an expenditure is an outflow whatever the question's words for it
+    row = {"wanted": "row_cash_put_into_projects", "label": "Capital expenditures, net"}
+    assert agent._read_as_magnitude(row)
+
+
+def test_a_row_that_prints_the_line_item_alone_comes_before_one_that_joins_another(
+        statement_store):
+    from fingap.answers.agent import rank_facts
+    from fingap.answers.question import ParsedQuestion
+
+    store, texts = statement_store
+    agent = Agent(store, texts)
+    joined = _fact(1, "balance_sheet", 8748.0) | {"label": "Accounts payable and accrued "
+                                                  "expenses"}
+    alone = _fact(2, "table", 2288.0, page=9) | {"label": "Trade accounts payable"}
+    allowances = {"label": "Trade accounts receivable, less allowances of $477 and $466"}
+    is_joined = lambda f, phrase="amounts owed to suppliers": agent._joins_another(  # noqa: E731
+        "accounts_payable", phrase, f)
+    assert is_joined(joined) and not is_joined(alone)
+    # the question names the other line item too: the joined row is what it asks
+    assert not is_joined(joined, "payables and accrued expenses")
+    # an "and" inside a qualifier joins no line item
+    assert not agent._joins_another("accounts_receivable", "", allowances)
+    got = rank_facts([joined, alone], ParsedQuestion(True), "balance_sheet", {},
+                     joined=is_joined)
+    assert [f["id"] for f in got] == [2, 1]
 
 
 def test_a_dated_period_falls_back_to_fiscal_year_headers(statement_store):

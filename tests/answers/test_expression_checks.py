@@ -92,6 +92,9 @@ def test_an_operation_the_question_states_is_one_the_formula_takes():
          "the amortization add-back? USD millions.")
     assert "adds" in arithmetic_reason(q, "depreciation_amortization__fy2023")
     assert arithmetic_reason(q, "depreciation__fy2023 + amortization__fy2023") is None
+    # words bound by hyphens name one line item, no sum
+    bound = "What was ACME's FY2023 depreciation-plus-amortization charge? USD millions."
+    assert arithmetic_reason(bound, "depreciation_amortization__fy2023") is None
     assert "subtracts" in arithmetic_reason("revenue minus cost of sales", "revenue__fy2023")
     assert "divides" in arithmetic_reason("Divide FY2019 revenue by total assets",
                                           "revenue__fy2019")

@@ -121,8 +121,12 @@ def test_the_resolver_reads_the_words_as_written_when_the_bare_phrase_says_too_l
 
 
 def test_gloss_phrase_keeps_only_describing_words():
+    # words of how a figure is taken whole or combined describe no line item
     assert gloss_phrase("the combined value of everything ACME owned in 2022", {"acme"}) == \
-        "combined everything owned"
+        "everything owned"
+    assert gloss_phrase("simple everything company owned") == "everything owned"
+    assert gloss_phrase("what everything it owned added up to") == "everything owned"
+    assert gloss_phrase("cash due within a year") == "cash due within year"
 
 
 def test_the_agent_answers_a_described_line_item_and_the_gate_judges_its_meaning(

@@ -246,6 +246,12 @@ def test_shape_and_plausibility():
     assert "ratio" in shape_reason(q, "usd")
     assert shape_reason("What was ACME's FY2022 revenue in USD millions?", "usd") is None
     assert shape_reason("What was ACME's FY2022 revenue in USD millions?", "percent")
+    # a question sentence that only refers back asks what the words before it describe
+    lead = ("ACME's operating cash flow for fiscal 2022, expressed as a multiple of its "
+            "short-term obligations: what is it, rounded to two decimals?")
+    assert "ratio" in shape_reason(lead, "usd")
+    assert shape_reason("ACME's revenue for fiscal 2022: what was it, in USD millions?",
+                        "usd") is None
     gm = "What is ACME's FY2022 gross margin?"
     pq = parse_question(gm)
     assert plausibility_reason(pq, gm, 120.0, [])

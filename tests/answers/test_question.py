@@ -308,6 +308,13 @@ def test_a_line_item_outside_the_vocabulary_is_kept_as_its_phrase():
     # "X relative to Y"
     ("What was Foo's FY2021 long-term debt relative to total equity?",
      "((long_term_debt__fy2021) / (total_equity__fy2021))", "ratio"),
+    # "X as a multiple of Y"; "at that date" dates the balance, no part of its name
+    ("What was Foo's FY2021 cash from operations, expressed as a multiple of its total current "
+     "liabilities at that date?",
+     "((cfo__fy2021) / (total_current_liabilities__fy2021))", "ratio"),
+    # words bound by hyphens name one line item
+    ("What was Foo's FY2021 depreciation-plus-amortization charge as a percentage of revenue?",
+     "((depreciation_amortization__fy2021) / (revenue__fy2021) * 100)", "percent"),
     # a compound annual growth rate, between the two years named
     ("What is Foo's 2 year total revenue CAGR from FY2020 to FY2022, in percent?",
      "(((((revenue__fy2022 / revenue__fy2020) ** (1 / 2)) - 1) * 100))", "percent"),

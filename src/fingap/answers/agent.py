@@ -60,10 +60,10 @@ from .question import (
     times_covered_as_ratio,
     with_stated_maturity,
 )
-from .resolver import ResolverParams, gloss_phrase, resolve_rows
+from .resolver import ResolverParams, content_stems, gloss_phrase, resolve_rows
 
 GATE_MODES = ("flag", "abstain")
-_COST_WORDS = re.compile(r"\b(?:expenses?|costs?|charges?)\b", re.I)
+_COST_WORDS = re.compile(r"\b(?:expenses?|costs?|charges?|expenditures?|outlays?)\b", re.I)
 # ("Provision for (benefit from) income taxes" too)
 _BOTH_WAYS = re.compile(r"\((?:income|expense|gain|loss|benefit)(?:\s+(?:from|on|of))?\)", re.I)
 _STOP_WORDS = {"the", "a", "an", "of", "and", "to", "for", "in", "on", "at", "by", "from"}
@@ -126,13 +126,16 @@ def _duration_ok(fact: dict, asked: str, statement: str) -> bool:
 def rank_facts(facts: list[dict], pq: ParsedQuestion, concept_statement: str,
                page_rank: dict[tuple[str, int], int],
                anchor: tuple[str, int, int] | None = None, magnitude: bool = False,
-               phrase: str = "", qualifiers: set[str] | None = None) -> list[dict]:
+               phrase: str = "", qualifiers: set[str] | None = None,
+               joined: Callable[[dict], bool] | None = None) -> list[dict]:
     """Candidate facts for one input, best first (see the module docstring). ``anchor``
     (doc, page, table): where the same line item of another year was found; the same table
     first, so a change or an average compares like with like. ``qualifiers``: the variant
     the question asks (``meaning.qualifiers_asked``); of two rows of one line item, the one
     whose qualifiers fit it ("attributable to <the company>" unless the question includes the
-    noncontrolling interests), the rule the gate's variant check applies."""
+    noncontrolling interests), the rule the gate's variant check applies. ``joined``: whether
+    a row adds another line item to the one asked ("Accounts payable and accrued expenses" for
+    what the company owes its suppliers); a row that prints the line item alone comes first."""
     # a line item known only by its printed label may live on any statement: the primary
     # statements first, then other tables
     home = set(PRIMARY_STATEMENTS) if concept_statement == "table" else {concept_statement}
@@ -149,6 +152,7 @@ def rank_facts(facts: list[dict], pq: ParsedQuestion, concept_statement: str,
     return sorted(usable, key=lambda f: (
         bool(dates) and f.get("end_date") not in dates,
         bool(months) and f["period_end"] not in months,
+        joined is not None and joined(f),
         f["statement"] not in wanted, f["statement"] not in home,
         anchor is not None and (f["doc"], f["page"], f["tbl"]) != anchor,
         concept_statement != "balance_sheet" and f["duration"] != pq.duration,
@@ -385,14 +389,18 @@ class Agent:
                 statement = self._statement(concept, facts)
                 ranked = rank_facts(facts, pq, statement, page_rank, anchors.get(concept),
                                     self._magnitude(concept), pq.phrases.get(concept, ""),
-                                    variant)
+                                    variant, partial(self._joins_another, concept,
+                                                     pq.phrases.get(concept, "")))
                 if ranked:
                     key = (ranked[0]["doc"], ranked[0]["page"])
                     chosen[name] = ranked[0] | {
                         "source": "retrieved" if key in retrieved else "follow_up",
                         "wanted": concept}
                     anchors.setdefault(concept, (*key, ranked[0]["tbl"]))
-                    if statement != "table" and ranked[0]["statement"] != statement:
+                    # (not when a row of its own statement was passed over for one that
+                    # prints the line item alone)
+                    if statement != "table" and ranked[0]["statement"] != statement and \
+                            all(f["statement"] != statement for f in ranked):
                         weak.append((name, concept, year, statement))
                 else:
                     missing.append((name, concept, year, statement))
@@ -413,7 +421,9 @@ class Agent:
                                                 page_rank,
                                                 magnitude=self._magnitude(concept),
                                                 phrase=pq.phrases.get(concept, ""),
-                                                qualifiers=variant)
+                                                qualifiers=variant,
+                                                joined=partial(self._joins_another, concept,
+                                                               pq.phrases.get(concept, "")))
                           if (f["doc"], f["page"]) not in page_rank]
                 if ranked and (missing or ranked[0]["statement"] == statement):
                     found = ranked[0]
@@ -429,6 +439,20 @@ class Agent:
             return None, f"inputs still missing after {self.max_follow_ups} follow-ups: " + \
                 ", ".join(m[0] for m in missing), steps
         return self._compute(qid, question, pq, chosen, steps, enforce_gate, original)
+
+    def _joins_another(self, concept: str, phrase: str, fact: dict) -> bool:
+        """Whether a row's label joins another line item to the concept's own name with "and"
+        ("Accounts payable and accrued expenses"), one the question's words do not name."""
+        label = normalise_phrase(fact["label"])
+        own = [t for t in self.vocab.find_terms(label) if t[2] == concept]
+        if not own:
+            return False
+        start, end, _ = own[0]
+        # (right beside the name: "..., less allowances of 477 and 466" joins no line item)
+        m = re.match(r"\s*and\s+(?P<x>.+)$", label[end:]) or \
+            re.fullmatch(r"(?P<x>.+?)\s+and\s*", label[:start])
+        extra = content_stems(m["x"]) if m else frozenset()
+        return bool(extra) and not extra <= content_stems(normalise_phrase(phrase))
 
     @staticmethod
     def _period(pq: ParsedQuestion, year: int) -> dict:

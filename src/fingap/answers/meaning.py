@@ -116,6 +116,7 @@ from .question import (
     definitions,
     diluted_per_share,
     joined_terms,
+    refers_back,
     stated_duration,
     statement_name_spans,
 )
@@ -414,8 +415,10 @@ class MeaningChecks:
 
 def asked_shape(question: str) -> set[str]:
     """What kind of number the question asks for, from its asked phrase (its own definitions
-    and instructions aside): any of percent, ratio, days, amount."""
-    asked = asked_phrase(question) or question
+    and instructions aside): any of percent, ratio, days, amount. A question sentence that
+    only refers back ("..., expressed as a multiple of Y: what is it?") asks what the words
+    before it describe, so the whole question is read."""
+    asked = question if refers_back(question) else asked_phrase(question) or question
     out = set()
     if _SHAPE_PERCENT.search(asked):
         out.add("percent")

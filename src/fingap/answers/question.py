@@ -319,8 +319,10 @@ _AS_PERCENT_OF = re.compile(r"^(?P<x>.+?)\s+as\s+(?:a\s+)?(?:%|percent|percentag
 _TO_RATIO = re.compile(r"^(?P<x>.+?)\s+to\s+(?P<y>.+?)\s+ratio$")
 # "the ratio of X to Y", "X's ratio of A to B": X / Y (the " to " is found by trying each one)
 _RATIO_OF = re.compile(r"^(?:.*?\s)?ratio\s+of\s+(?P<xy>.+\s+to\s+.+)$")
-# "capex relative to revenue", "debt in relation to equity": X / Y
-_RELATIVE_TO = re.compile(r"^(?P<x>.+?)\s+(?:relative\s+to|in\s+relation\s+to)\s+(?P<y>.+)$")
+# "capex relative to revenue", "debt in relation to equity", "cash from operations as a
+# multiple of current liabilities": X / Y
+_RELATIVE_TO = re.compile(r"^(?P<x>.+?)\s+(?:relative\s+to|in\s+relation\s+to|(?:expressed\s+)?"
+                          r"as\s+(?:a\s+)?multiples?\s+of)\s+(?P<y>.+)$")
 # "(how many dollars of) sales per dollar of assets": X / Y
 _PER_DOLLAR = re.compile(r"^(?:how\s+many\s+dollars\s+of\s+|dollars\s+of\s+)?(?P<x>.+?)\s+"
                          r"(?:per|each|every)\s+dollar\s+of\s+(?P<y>.+)$")
@@ -1320,6 +1322,12 @@ _AVERAGE_YEARS_BETWEEN = re.compile(
 
 _NOT_ANNUALIZED = re.compile(r",?\s+(?:without|not|no|before)\s+annuali[sz](?:ing|ed|ation)\b",
                              re.I)
+# "the depreciation-plus-amortization charge": words bound by hyphens name one line item
+# ("depreciation and amortization"), no sum of two
+_HYPHEN_PLUS = re.compile(r"\b(?P<a>[A-Za-z]+)-plus-(?P<b>[A-Za-z]+)\b")
+# "... due within a year at that date": the balance dated by the question's own date, no part
+# of a line item's name
+_THAT_DATE = re.compile(r",?\s+(?:at|on|as\s+of)\s+(?:that|this|the\s+same)\s+(?:date|day)\b", re.I)
 
 
 def _years_after_average(text: str) -> str:
@@ -1350,6 +1358,8 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
     # "..., without annualizing": how to scale the period's figure, no part of a name (the
     # gate reads the question as written for it)
     text = _NOT_ANNUALIZED.sub("", text)
+    text = _THAT_DATE.sub("", text)
+    text = _HYPHEN_PLUS.sub(r"\g<a> and \g<b>", text)
     statements = [k for k, p in _STATEMENT_WORDS if p.search(text)]
     duration = stated_duration(text) or next(
         (dur for pattern, dur in _QUARTER if pattern.search(text)), "12M")

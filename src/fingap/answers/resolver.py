@@ -158,15 +158,24 @@ def _glossed(facts: list[dict], concept: str, score: float,
             for f in facts if f["concept"] == concept]
 
 
+# words that say how a figure is taken whole or combined ("the simple average of everything it
+# owned", "the combined value of ...", "what everything it owned added up to"), never which
+# line item: the glossary reads the rest
+_AGGREGATE = {"simple", "combined", "sum", "together", "altogether", "overall", "entire",
+              "whole"}
+_ADDED_UP = re.compile(r"\b(?:add|adds|added|adding)\s+up\b")
+
+
 def gloss_phrase(phrase: str, skip_words: set[str] = frozenset()) -> str:
     """The words of an operand's phrase that can describe a line item: no function words,
     company name, numbers or words of how the question asks; "" for a phrase that relates
     two line items or changes one (the glossary reads it as nothing)."""
     if _RELATING.search(normalise_phrase(phrase)):
         return ""
-    return " ".join(w for w in normalise_phrase(phrase).split()
+    norm = _ADDED_UP.sub(" ", normalise_phrase(phrase))
+    return " ".join(w for w in norm.split()
                     if (w not in _STOP or w in _HORIZON) and w not in skip_words
-                    and not _DIGITS.search(w))
+                    and w not in _AGGREGATE and not _DIGITS.search(w))
 
 
 def written_words(text: str, skip_words: set[str] = frozenset()) -> str:
