@@ -375,3 +375,15 @@ def test_the_shareholders_share_the_gate_names_is_read_from_its_row(tmp_path):
                            "2022? Answer in USD millions.", [(DOC, 0)])
         assert rec.value == 5210.0 and not any(st["step"] == "variant" for st in rec.steps), \
             (rec.reason, rec.steps)
+
+
+def test_how_many_times_one_figure_covered_another_is_their_ratio(statement_store):
+    # a source clause before the question named nothing the parser could build with "times"
+    store, texts = statement_store
+    rec = Agent(store, texts).answer(
+        "q", "Using ACME's annual report, how many times over did the cash its operations "
+             "generated in fiscal 2022 cover its total current liabilities? Two decimals.",
+        [(DOC, 1), (DOC, 2)])
+    assert any(s["step"] == "restate" and "ratio of" in s["question"] for s in rec.steps)
+    assert rec.inputs and {i["concept"] for i in rec.inputs} == {
+        "cfo", "total_current_liabilities"}, rec.reason

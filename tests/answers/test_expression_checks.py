@@ -95,6 +95,9 @@ def test_an_operation_the_question_states_is_one_the_formula_takes():
     # words bound by hyphens name one line item, no sum
     bound = "What was ACME's FY2023 depreciation-plus-amortization charge? USD millions."
     assert arithmetic_reason(bound, "depreciation_amortization__fy2023") is None
+    summed = "Divide operating cash flow by the sum of short-term liabilities and round it."
+    assert arithmetic_reason(summed, "cfo__fy2023 / total_current_liabilities__fy2023") is None
+    assert "adds" in arithmetic_reason("the sum of cash and investments", "cash__fy2023")
     assert "subtracts" in arithmetic_reason("revenue minus cost of sales", "revenue__fy2023")
     assert "divides" in arithmetic_reason("Divide FY2019 revenue by total assets",
                                           "revenue__fy2019")

@@ -312,6 +312,12 @@ def test_a_line_item_outside_the_vocabulary_is_kept_as_its_phrase():
     ("What was Foo's FY2021 cash from operations, expressed as a multiple of its total current "
      "liabilities at that date?",
      "((cfo__fy2021) / (total_current_liabilities__fy2021))", "ratio"),
+    # the years listed after one year-end date
+    ("What was Foo's net income as a percentage of revenue, averaged over the years ended "
+     "December 31, 2019, 2020 and 2021?",
+     "((((net_income__fy2019) / (revenue__fy2019) * 100) + ((net_income__fy2020) / "
+     "(revenue__fy2020) * 100) + ((net_income__fy2021) / (revenue__fy2021) * 100)) / 3)",
+     "percent"),
     # words bound by hyphens name one line item
     ("What was Foo's FY2021 depreciation-plus-amortization charge as a percentage of revenue?",
      "((depreciation_amortization__fy2021) / (revenue__fy2021) * 100)", "percent"),

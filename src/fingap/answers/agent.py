@@ -235,9 +235,11 @@ class Agent:
         # a ratio with a verb ("how many times did X cover Y")
         for restate in (instruction_as_question, times_covered_as_ratio):
             # (a question sentence that only refers back names no figure of its own, whatever
-            # the parser read from the rest of the question)
+            # the parser read from the rest of the question; "how many times did X cover Y"
+            # asks X / Y, whatever the parser read from "times")
             unbuilt = not pq.figure and pq.reason.startswith(_UNBUILT)
-            if not (unbuilt or (restate is instruction_as_question and refers_back(question))) \
+            if not (unbuilt or (restate is instruction_as_question and refers_back(question))
+                    or restate is times_covered_as_ratio) \
                     or not (restated := restate(question)):
                 continue
             question, pq = read_as(restated, (question, pq))

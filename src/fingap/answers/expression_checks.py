@@ -288,9 +288,11 @@ _STATED_OPERATIONS = {
     # together"), which the parser reads as their sum (``question.LISTED_TOGETHER``)
     # ("the sum of its current liabilities" names one total, "add back to earnings" and
     # "adding to plant and equipment" describe one line item: no addition of two)
-    # ("depreciation-plus-amortization", hyphen-bound, names one line item)
+    # ("depreciation-plus-amortization", hyphen-bound, names one line item; "the sum of its
+    # short-term liabilities and round to ..." goes on to an instruction, no second part)
     ast.Add: ("adds", re.compile(r"(?<!-)\bplus\b(?!-)|\badded\s+to\b|\s\+\s|"
-                                 r"\bsum\s+of\s+[^.?;,]*?\band\b|"
+                                 r"\bsum\s+of\s+[^.?;,]*?\band\b(?!\s+(?:then\s+)?(?:round|give|"
+                                 r"answer|express|report|state|show)\w*\b)|"
                                  r"\bsum\s+of\s+[^.?;,]+,\s+[^.?;,]+?,?\s+and\b|"
                                  r"\badd(?:s|ing)?\s+(?!to\b|back\s+to\b)\S.{0,80}?\bto\b|"
                                  r",\s+[^,.?;:()]+?,?\s+and\s+[^,.?;:()]+?,?\s+(?:taken\s+"

@@ -1322,6 +1322,11 @@ _AVERAGE_YEARS_BETWEEN = re.compile(
 
 _NOT_ANNUALIZED = re.compile(r",?\s+(?:without|not|no|before)\s+annuali[sz](?:ing|ed|ation)\b",
                              re.I)
+# "averaged over the years ended December 31, 2019, 2020 and 2021": the years listed, each
+# ended on that day (the date's day and month are a year end's, not a period of their own)
+_YEARS_ENDED = re.compile(r"\b(?:the\s+)?(?:fiscal\s+)?years\s+end(?:ed|ing)\s+(?:on\s+)?"
+                          r"[A-Z][a-z]+\.?\s+\d{1,2},\s+(?P<years>(?:19|20)\d\d(?:\s*,\s*"
+                          r"(?:19|20)\d\d)*,?\s+and\s+(?:19|20)\d\d)\b")
 # "the depreciation-plus-amortization charge": words bound by hyphens name one line item
 # ("depreciation and amortization"), no sum of two
 _HYPHEN_PLUS = re.compile(r"\b(?P<a>[A-Za-z]+)-plus-(?P<b>[A-Za-z]+)\b")
@@ -1350,6 +1355,7 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
     library = load_library()
     if not text or not text.strip():
         return ParsedQuestion(False, NOT_FIGURE_REASONS[0])
+    text = _YEARS_ENDED.sub(lambda m: m["years"], text)
     text, fiscal_of = date_the_periods(text)
     # "one minus the payout ratio": the number one is an operand
     text = _ONE_OPERAND.sub("1", text)
