@@ -312,6 +312,10 @@ def test_a_line_item_outside_the_vocabulary_is_kept_as_its_phrase():
     ("What was Foo's FY2021 cash from operations, expressed as a multiple of its total current "
      "liabilities at that date?",
      "((cfo__fy2021) / (total_current_liabilities__fy2021))", "ratio"),
+    # "by how much did A exceed B": the excess of A over B, no change over time
+    ("By how much did Foo's current assets exceed its current liabilities at the end of "
+     "FY2021? USD millions.",
+     "total_current_assets__fy2021 - total_current_liabilities__fy2021", "usd"),
     # the years listed after one year-end date
     ("What was Foo's net income as a percentage of revenue, averaged over the years ended "
      "December 31, 2019, 2020 and 2021?",

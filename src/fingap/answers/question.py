@@ -1327,6 +1327,10 @@ _NOT_ANNUALIZED = re.compile(r",?\s+(?:without|not|no|before)\s+annuali[sz](?:in
 _YEARS_ENDED = re.compile(r"\b(?:the\s+)?(?:fiscal\s+)?years\s+end(?:ed|ing)\s+(?:on\s+)?"
                           r"[A-Z][a-z]+\.?\s+\d{1,2},\s+(?P<years>(?:19|20)\d\d(?:\s*,\s*"
                           r"(?:19|20)\d\d)*,?\s+and\s+(?:19|20)\d\d)\b")
+# "by how much did its current assets exceed its current liabilities?": the excess of the one
+# over the other (a difference of two line items, no change over time)
+_EXCEEDED_BY = re.compile(r"\b(?:by\s+)?how\s+much\s+(?:did|does|do)\s+(?P<a>[^?;]+?)\s+"
+                          r"(?:exceed|surpass|outstrip)\s+(?P<b>[^?;]+)", re.I)
 # "the depreciation-plus-amortization charge": words bound by hyphens name one line item
 # ("depreciation and amortization"), no sum of two
 _HYPHEN_PLUS = re.compile(r"\b(?P<a>[A-Za-z]+)-plus-(?P<b>[A-Za-z]+)\b")
@@ -1356,6 +1360,7 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
     if not text or not text.strip():
         return ParsedQuestion(False, NOT_FIGURE_REASONS[0])
     text = _YEARS_ENDED.sub(lambda m: m["years"], text)
+    text = _EXCEEDED_BY.sub(lambda m: f"what was the excess of {m['a']} over {m['b']}", text)
     text, fiscal_of = date_the_periods(text)
     # "one minus the payout ratio": the number one is an operand
     text = _ONE_OPERAND.sub("1", text)
