@@ -127,6 +127,11 @@ def test_gloss_phrase_keeps_only_describing_words():
     assert gloss_phrase("simple everything company owned") == "everything owned"
     assert gloss_phrase("what everything it owned added up to") == "everything owned"
     assert gloss_phrase("cash due within a year") == "cash due within year"
+    # ... nor where or how it is shown; "consolidated" says whose share, and stays
+    assert gloss_phrase("the size of its balance sheet, measured by everything it owned") == \
+        "everything owned"
+    assert gloss_phrase("the balance-sheet asset totals") == "asset totals"
+    assert gloss_phrase("the consolidated profit") == "consolidated profit"
 
 
 def test_the_agent_answers_a_described_line_item_and_the_gate_judges_its_meaning(

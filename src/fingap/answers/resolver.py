@@ -159,11 +159,13 @@ def _glossed(facts: list[dict], concept: str, score: float,
 
 
 # words that say how a figure is taken whole or combined ("the simple average of everything it
-# owned", "the combined value of ...", "what everything it owned added up to"), never which
-# line item: the glossary reads the rest
+# owned", "the combined value of ...", "what everything it owned added up to") or where and how
+# it is shown ("the size of its balance sheet, measured by ...", "as carried on its balance
+# sheet"), never which line item: the glossary reads the rest ("consolidated" stays: a
+# consolidated profit includes the minority's share)
 _AGGREGATE = {"simple", "combined", "sum", "together", "altogether", "overall", "entire",
-              "whole"}
-_ADDED_UP = re.compile(r"\b(?:add|adds|added|adding)\s+up\b")
+              "whole", "size", "measured", "counting", "carried", "dated", "shown"}
+_ADDED_UP = re.compile(r"\b(?:add|adds|added|adding)\s+up\b|\bbalance\s+sheets?\b")
 
 
 def gloss_phrase(phrase: str, skip_words: set[str] = frozenset()) -> str:
