@@ -233,6 +233,15 @@ def test_coverage_finds_what_the_parse_left_out():
     q4 = ("What was the carrying value of ACME's property, plant and equipment after impairment "
           "charges at December 31, 2022?")
     assert "after" in unexplained_words(q4, parse_question(q4), vocab, {DOC})
+    # ... and in the question's own words, accounted for by the net row that was read
+    q5 = ("What was the carrying value of ACME's land, buildings and machinery after subtracting "
+          "accumulated depreciation at December 31, 2022?")
+    pq5 = parse_question(q5)
+    assert pq5.figure and "__fy2022" in pq5.expression and "-" not in pq5.expression
+    assert unexplained_words(q5, pq5, vocab, {DOC},
+                             printed=["Property, plant and equipment, net"]) == []
+    assert "accumulated" in unexplained_words(q5, pq5, vocab, {DOC},
+                                              printed=["Property, plant and equipment"])
     # numbers taken out of the asked phrase leave no offset between its words and its terms
     ok = ("What is 365 times the mean of accounts receivable at December 31, 2021 and "
           "December 31, 2022, divided by the year's revenue?")
