@@ -27,6 +27,11 @@ def test_direct_line_item_with_scale_and_statement():
                        "billions)? Use the cash flow statement.")
     assert p.metric == "capex" and p.out_scale == "billions" and p.statements == ["cash_flow"]
     assert p.inputs == [("capex", 2020)] and p.duration == "12M"
+    # a hyphenated statement name is the statement too, never part of a line item's name
+    p = parse_question("What was the balance-sheet value of the merchandise Foo had on hand at "
+                       "the end of FY2020? Check it against the cash-flow statement.")
+    assert p.statements == ["cash_flow", "balance_sheet"]
+    assert "balance" not in p.expression
 
 
 def test_definition_with_an_average_between_years():

@@ -89,10 +89,11 @@ def stated_duration(text: str) -> str | None:
 
 
 _STATEMENT_WORDS = [
-    ("cash_flow", re.compile(r"cash\s+flows?\s+statements?|statements?\s+of\s+cash\s+flows?",
+    # (also hyphenated: "the balance-sheet value", "the cash-flow statement")
+    ("cash_flow", re.compile(r"cash[\s-]+flows?\s+statements?|statements?\s+of\s+cash\s+flows?",
                              re.I)),
-    ("balance_sheet", re.compile(r"balance\s+sheets?|statements?\s+of\s+financial\s+position",
-                                 re.I)),
+    ("balance_sheet", re.compile(r"balance[\s-]+sheets?|statements?\s+of\s+financial\s+"
+                                 r"position", re.I)),
     ("income", re.compile(r"income\s+statements?|statements?\s+of\s+(income|operations|"
                           r"earnings)|\bp&l\b|profit\s+and\s+loss", re.I)),
 ]
