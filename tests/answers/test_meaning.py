@@ -1025,3 +1025,25 @@ def test_a_negated_row_is_not_the_line_item_its_other_words_name(tmp_path):
         q = "How much in dividends had ACME declared and not paid at the end of FY2022?"
         g = gate.check(q, parse_question(q), [row], 438.0, 438.0)
         assert not any("is negated" in r for r in g.reasons), g.reasons
+
+
+def test_a_subtotal_measured_before_fewer_items_is_not_the_one_asked():
+    from fingap.answers.meaning import before_items_reason
+
+    assert "interest" in before_items_reason("earnings before interest and taxes",
+                                             "Income before income taxes")
+    for phrase in ("pre-tax profit", "earnings before the income tax charge",
+                   "income before income taxes, two decimals"):
+        assert before_items_reason(phrase, "Income before income taxes") is None, phrase
+    assert before_items_reason("EBITDA", "Income before income taxes") is None
+
+
+def test_the_one_statement_the_question_names_holds_an_input():
+    from fingap.answers.meaning import named_statement_reason
+
+    plant = _input("ppe_net__fy2022", "ppe_net", "Property, plant and equipment, net", 5.0, 2)
+    assert "cash flow" in named_statement_reason(["cash_flow"], [plant])
+    assert named_statement_reason(["balance_sheet"], [plant]) is None
+    # two statements named, or none: each input may come from either
+    assert named_statement_reason(["cash_flow", "income"], [plant]) is None
+    assert named_statement_reason([], [plant]) is None

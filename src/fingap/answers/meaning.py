@@ -345,6 +345,16 @@ def two_statements_reason(inputs: list[dict]) -> str | None:
     return None
 
 
+def named_statement_reason(statements: Sequence[str], inputs: list[dict]) -> str | None:
+    """The one statement the question names ("use only the cash flow statement") holds none of
+    the inputs read: the figure asked is not what was read ("the money it poured into plant"
+    read from the balance sheet's net plant)."""
+    if len(statements) != 1 or not inputs or \
+            any(inp.get("statement") == statements[0] for inp in inputs):
+        return None
+    return f"the question names the {statements[0].replace('_', ' ')}; no input is read from it"
+
+
 def label_tail_reason(phrase: str, label: str) -> str | None:
     """A row found by its label whose words the phrase shares sit mostly after "before",
     "after", "excluding" or "net of" in the label: the row is what comes before them ("what
@@ -359,6 +369,27 @@ def label_tail_reason(phrase: str, label: str) -> str | None:
         return f"{label!r} is {label[:m.start()].strip()!r}, measured {m.group(0).lower()} " \
             f"what the question names"
     return None
+
+
+# what the subtotals of an income statement are measured before (EBT, EBIT, EBITDA)
+_SUBTOTAL_ITEMS = content_stems("interest taxes depreciation amortization")
+# ("pre-tax profit": "pre" qualifies the one word after it)
+_BEFORE_ITEMS = re.compile(r"\bbefore\s+(?P<x>[^,;()]+)|\bpre\s+(?P<y>\w+)")
+
+
+def before_items_reason(phrase: str, label: str) -> str | None:
+    """A row measured before fewer items than the phrase names ("earnings before interest and
+    taxes" read from "Income before income taxes"): another subtotal, not the one asked."""
+    asked, printed = _BEFORE_ITEMS.search(normalise_phrase(phrase)), \
+        _BEFORE_ITEMS.search(normalise_label(label))
+    if not asked or not printed:
+        return None
+    items = [(m["x"] or m["y"]).strip() for m in (asked, printed)]
+    missing = (content_stems(items[0]) & _SUBTOTAL_ITEMS) - content_stems(items[1])
+    if not missing:
+        return None
+    return f"{label!r} is measured before {items[1]!r}; the question's words " \
+        f"exclude {' '.join(sorted(missing))} too"
 
 
 def leading_clause_reason(question: str, inputs: list[dict]) -> str | None:
@@ -1261,6 +1292,9 @@ class MeaningGate:
             elif concept in pq.labels and label_tail_reason(pq.labels[concept], inp["label"]):
                 checks.reasons.append(f"{inp['name']}: " +
                                       label_tail_reason(pq.labels[concept], inp["label"]))
+            elif (before := before_items_reason(asked_words.get(concept) or
+                                                self.phrases(concept, pq)[0], inp["label"])):
+                checks.reasons.append(f"{inp['name']}: {before}")
             elif self.also_named(concept, pq):
                 # "the D&A add-back listed among operating cash flows": the words read as one
                 # line item also name another, and which one is meant is left to word order
@@ -1323,7 +1357,8 @@ class MeaningGate:
                     checks.reasons.append(f"{inp['name']}: {reason}")
         for reason in (period_end_reason(question, read), store_end_reason(inputs, pq),
                        leading_clause_reason(question, inputs), same_row_reason(inputs),
-                       two_statements_reason(inputs)):
+                       two_statements_reason(inputs),
+                       named_statement_reason(pq.statements, inputs)):
             if reason:
                 checks.reasons.append(reason)
         docs = {inp["doc"] for inp in inputs}
