@@ -391,8 +391,7 @@ class Agent:
                 statement = self._statement(concept, facts)
                 ranked = rank_facts(facts, pq, statement, page_rank, anchors.get(concept),
                                     self._magnitude(concept), pq.phrases.get(concept, ""),
-                                    variant, partial(self._joins_another, concept,
-                                                     pq.phrases.get(concept, "")))
+                                    variant, self._joined(concept, pq))
                 if ranked:
                     key = (ranked[0]["doc"], ranked[0]["page"])
                     chosen[name] = ranked[0] | {
@@ -424,8 +423,7 @@ class Agent:
                                                 magnitude=self._magnitude(concept),
                                                 phrase=pq.phrases.get(concept, ""),
                                                 qualifiers=variant,
-                                                joined=partial(self._joins_another, concept,
-                                                               pq.phrases.get(concept, "")))
+                                                joined=self._joined(concept, pq))
                           if (f["doc"], f["page"]) not in page_rank]
                 if ranked and (missing or ranked[0]["statement"] == statement):
                     found = ranked[0]
@@ -441,6 +439,10 @@ class Agent:
             return None, f"inputs still missing after {self.max_follow_ups} follow-ups: " + \
                 ", ".join(m[0] for m in missing), steps
         return self._compute(qid, question, pq, chosen, steps, enforce_gate, original)
+
+    def _joined(self, concept: str, pq: ParsedQuestion) -> Callable[[dict], bool]:
+        """``rank_facts``' test of a row that joins another line item to this operand's."""
+        return partial(self._joins_another, concept, pq.phrases.get(concept, ""))
 
     def _joins_another(self, concept: str, phrase: str, fact: dict) -> bool:
         """Whether a row's label joins another line item to the concept's own name with "and"

@@ -110,6 +110,7 @@ from .periods import strip_period_phrases
 from .question import (
     AVERAGED,
     LABEL_PREFIX,
+    NET_OF_ACCUMULATED,
     ParsedQuestion,
     asked_phrase,
     dates_named,
@@ -632,14 +633,6 @@ def _parent_row(label: str, docs: set[str], companies: Mapping[str, str] | None)
         (bool(company_positions(words, docs, companies)) and not _MINORITY_ASKED.search(label))
 
 
-# "after (subtracting) accumulated depreciation", "net of accumulated wear and tear": the net
-# balance, accounted for by a net row ("Property, plant and equipment - net")
-_NET_OF_ACCUMULATED = re.compile(r"\b(?:after\s+(?:subtracting\s+|deducting\s+)?|net\s+of\s+|"
-                                 r"less\s+)(?:its\s+|the\s+)?accumulated\s+(?:depreciation|"
-                                 r"wear\s+and\s+tear|amortization)(?:\s+and\s+amortization|"
-                                 r"\s+write\s+downs)?\b")
-
-
 def _within(starts: Sequence[int], pattern: re.Pattern, text: str) -> set[int]:
     """The positions of the words (starting at ``starts`` in ``text``) inside a match."""
     spans = [m.span() for m in pattern.finditer(text)]
@@ -680,8 +673,10 @@ def unexplained_words(question: str, pq: ParsedQuestion, vocab: Vocabulary,
     # no row read is one of the two alone
     if not any(qualifiers_of(p) & {"continuing", "discontinued"} for p in printed):
         covered |= _within(starts, _BOTH_OPERATIONS, asked)
+    # "after (subtracting) accumulated depreciation": the net balance, accounted for when a row
+    # read is a net one ("Property, plant and equipment, net")
     if any(re.search(r"\bnet\b", p, re.I) for p in printed):
-        covered |= _within(starts, _NET_OF_ACCUMULATED, asked)
+        covered |= _within(starts, NET_OF_ACCUMULATED, asked)
     # a company's former name ("Square (now Block)", "Block (formerly Square)") is a name too
     former = {w for names in _FORMER_NAME.findall(question) for name in names
               for w in normalise_phrase(name).split()}

@@ -1334,10 +1334,12 @@ _EXCEEDED_BY = re.compile(r"\b(?:by\s+)?how\s+much\s+(?:did|does|do)\s+(?P<a>[^?
                           r"(?:exceed|surpass|outstrip)\s+(?P<b>[^?;]+)", re.I)
 # "its land, buildings and machinery after (subtracting) accumulated depreciation": the balance
 # net of its contra account, a net line item (nothing to subtract: the net row prints it)
-_NET_OF_ACCUMULATED = re.compile(
-    r",?\s+(?:after\s+(?:subtracting\s+|deducting\s+)?|net\s+of\s+|less\s+)(?:its\s+|the\s+)?"
-    r"accumulated\s+(?:depreciation|wear[- ]and[- ]tear|amortization)(?:\s+and\s+amortization|"
-    r"\s+write-downs)?(?=[\s,?.;])", re.I)
+# (the gate reads the same words in the normalised question: ``meaning.unexplained_words``)
+NET_OF_ACCUMULATED = re.compile(
+    r"\b(?:after\s+(?:subtracting\s+|deducting\s+)?|net\s+of\s+|less\s+)(?:its\s+|the\s+)?"
+    r"accumulated\s+(?:depreciation|wear[\s-]+and[\s-]+tear|amortization)(?:\s+and\s+"
+    r"amortization|\s+write[\s-]+downs)?\b", re.I)
+_NET_OF_ACCUMULATED_CLAUSE = re.compile(r",?\s+" + NET_OF_ACCUMULATED.pattern, re.I)
 # "the depreciation-plus-amortization charge": words bound by hyphens name one line item
 # ("depreciation and amortization"), no sum of two
 _HYPHEN_PLUS = re.compile(r"\b(?P<a>[A-Za-z]+)-plus-(?P<b>[A-Za-z]+)\b")
@@ -1367,7 +1369,7 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
     if not text or not text.strip():
         return ParsedQuestion(False, NOT_FIGURE_REASONS[0])
     text = _YEARS_ENDED.sub(lambda m: m["years"], text)
-    text = _NET_OF_ACCUMULATED.sub(", net", text)
+    text = _NET_OF_ACCUMULATED_CLAUSE.sub(", net", text)
     text = _EXCEEDED_BY.sub(lambda m: f"what was the excess of {m['a']} over {m['b']}", text)
     text, fiscal_of = date_the_periods(text)
     # "one minus the payout ratio": the number one is an operand

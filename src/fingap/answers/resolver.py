@@ -165,7 +165,7 @@ def _glossed(facts: list[dict], concept: str, score: float,
 # consolidated profit includes the minority's share)
 _AGGREGATE = {"simple", "combined", "sum", "together", "altogether", "overall", "entire",
               "whole", "size", "measured", "counting", "carried", "dated", "shown"}
-_ADDED_UP = re.compile(r"\b(?:add|adds|added|adding)\s+up\b|\bbalance\s+sheets?\b")
+_NOT_DESCRIBING = re.compile(r"\b(?:add|adds|added|adding)\s+up\b|\bbalance\s+sheets?\b")
 
 
 def gloss_phrase(phrase: str, skip_words: set[str] = frozenset()) -> str:
@@ -174,7 +174,7 @@ def gloss_phrase(phrase: str, skip_words: set[str] = frozenset()) -> str:
     two line items or changes one (the glossary reads it as nothing)."""
     if _RELATING.search(normalise_phrase(phrase)):
         return ""
-    norm = _ADDED_UP.sub(" ", normalise_phrase(phrase))
+    norm = _NOT_DESCRIBING.sub(" ", normalise_phrase(phrase))
     return " ".join(w for w in norm.split()
                     if (w not in _STOP or w in _HORIZON) and w not in skip_words
                     and w not in _AGGREGATE and not _DIGITS.search(w))
