@@ -32,3 +32,19 @@ def test_lines_cells_and_wrapped_labels():
     assert continues(upper, lower, lower.label)
     assert line_cells(_words((300, "Three"), (330, "months"), (400, "Six"), (420, "months"))) \
         == [(0, 2), (2, 4)]
+
+
+def test_amounts_inside_a_label_sentence_are_no_second_table():
+    """'net of allowances of $9,151 and $6,214, respectively' runs on at word spacing: the
+    row is read, where a label standing apart after a value is another table beside it."""
+    line = Line(_words((58, "Trade"), (85, "receivables,"), (150, "of"), (162, "$9,151"),
+                       (195, "and"), (213, "$6,214,"), (251, "respectively"),
+                       (448, "1,217,968"), (528, "833,033")))
+    split_values(line)
+    assert not line.text_between_values
+    assert line.label.endswith("respectively") and [w.text for w in line.values] == \
+        ["1,217,968", "833,033"]
+    beside = Line(_words((50, "Revenue"), (310, "1,234"), (400, "Cost"), (425, "of"),
+                         (440, "sales"), (600, "3,000")))
+    split_values(beside)
+    assert beside.text_between_values

@@ -20,6 +20,9 @@ PROSE_WORDS = 8          # a text line this long, with no wide gap, is running t
 # position
 MARKER = re.compile(r"^(?:\*{1,3}|[\u2020\u2021]+|\([a-z]\)|n/?m|n\.m\.|n/?a|np|nmf)$", re.I)
 
+# a number inside a label's own sentence: "$9,151", "(489", "$(15),", "0.45%"
+_ASIDE = re.compile(r"^\(?\$|^\(\d|.*\d%[,;)]?$")
+
 
 @dataclass
 class Word:
@@ -104,14 +107,21 @@ def split_values(line: Line) -> None:
         i += 1
     line.values = words[i:]
     label_words = words[:i]
-    # a numeric token followed by text inside the value area means two tables side by side
+    # a numeric token followed by text inside the value area means two tables side by side;
+    # where every such token is an aside of the label (a dollar amount, a count in
+    # parentheses, a rate: "net of allowances of $9,151 and $6,214, respectively") the text
+    # after it must stand apart as a cell of its own, since the label runs on at word spacing
     line.text_between_values = False
     if label_words and line.values:
         first_value = line.values[0].x0
         tail = [w for w in label_words if parse_value(w.text) is not None]
+        asides = all(_ASIDE.match(w.text) for w in tail)
         line.text_between_values = bool(tail) and any(
-            w.x0 > tail[0].x1 + LABEL_GAP * 3 for w in label_words
-            if parse_value(w.text) is None and w.x0 > tail[0].x0) and tail[0].x0 > first_value / 2
+            w.x0 > tail[0].x1 + LABEL_GAP * 3 and
+            (not asides or w.x0 - label_words[k - 1].x1 > LABEL_GAP)
+            for k, w in enumerate(label_words)
+            if k and parse_value(w.text) is None and w.x0 > tail[0].x0) and \
+            tail[0].x0 > first_value / 2
     # a wide gap inside the label starts another text cell of the row (a maturity date, an
     # indication, a rate): the row's label is its first cell
     for k in range(1, len(label_words)):
