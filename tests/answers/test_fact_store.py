@@ -44,3 +44,27 @@ def test_a_row_read_as_an_amount_is_no_per_share_line_item(tmp_path):
     with FactStore(tmp_path / "facts.sqlite") as store:
         assert [f["value"] for f in store.query(doc=DOC, concept="eps_diluted")] == [2.4]
         assert len(store.query(doc=DOC, label="diluted")) == 2
+
+
+def test_a_loss_headed_row_is_its_income_line_only_where_printed_negative(tmp_path):
+    """'Net loss' printed (171,590) is net income of -171,590; printed as a positive amount it
+    would give net income the wrong sign, and a pension table's 'Net loss/(gain)' is no
+    income line at all."""
+    from fingap.answers.fact_store import write_store
+    from fingap.answers.labels import Vocabulary
+
+    base = {"doc": DOC, "page": 3, "table": 0, "statement": "income", "section": "",
+            "year": 2016, "fiscal_year": 2016, "duration": "12M", "period_end": "Dec",
+            "end_date": None, "column": 0, "n_columns": 1, "percent": False,
+            "scale": "thousands"}
+    rows = [{**base, "label": "Net loss", "value": -171590.0, "printed": "(171,590)"},
+            {**base, "label": "Loss from operations", "value": -3547.0, "printed": "(3,547)"},
+            {**base, "label": "Loss before income tax", "value": 5.0, "printed": "5"},
+            {**base, "label": "Net loss/(gain)", "value": -3.0, "printed": "(3)"},
+            {**base, "label": "Net loss", "value": -9.0, "printed": "(9)", "statement": "table"}]
+    write_store(tmp_path / "facts.sqlite", rows, Vocabulary.load())
+    with FactStore(tmp_path / "facts.sqlite") as store:
+        assert [f["value"] for f in store.query(doc=DOC, concept="net_income")] == [-171590.0]
+        assert [f["value"] for f in store.query(doc=DOC, concept="operating_income")] == \
+            [-3547.0]
+        assert store.query(doc=DOC, concept="pretax_income") == []

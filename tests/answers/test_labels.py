@@ -118,3 +118,19 @@ def test_a_term_negated_by_non_is_not_that_line_item():
     assert vocab.find_terms("the non-cash charge for wear") == []
     assert [c for _, _, c in vocab.find_terms("non current assets")] != ["total_current_assets"]
     assert [c for _, _, c in vocab.find_terms("cash and cash equivalents")] == ["cash"]
+
+
+def test_a_loss_headed_label_names_its_income_line():
+    from fingap.answers.labels import income_form
+
+    v = Vocabulary.load()
+    assert income_form("Net loss") == "net income"
+    assert income_form("Loss from operations") == "income from operations"
+    assert income_form("Net loss/(gain)") is None and income_form("Net sales") is None
+    assert v.concept_of("Net loss") is None     # read only by the sign the row prints
+    assert v.loss_concept_of("Operating loss") == ("operating_income", 0)
+    assert v.loss_concept_of("Loss before income tax")[0] == "pretax_income"
+    assert v.loss_concept_of("Net loss attributable to noncontrolling interests") is None
+    assert v.loss_concept_of("Loss on extinguishment of debt") is None
+    # the singular printed form is the pretax line too
+    assert v.concept_of("Income (loss) before income tax")[0] == "pretax_income"

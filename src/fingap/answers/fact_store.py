@@ -30,8 +30,12 @@ def fact_concept(fact: Mapping, vocab: Vocabulary) -> tuple[str, int] | None:
     """(concept, pattern rank) the vocabulary reads a fact's row label as, or None. A row the
     table reader read as an amount (it took the table's money scale) is no per-share line
     item: "Diluted" under "Weighted-average shares outstanding" is a count of shares, not
-    diluted EPS."""
+    diluted EPS. A loss-headed row of a primary statement ("Net loss", "Operating loss") is
+    its income line where it prints the loss as a negative amount; printed as a positive
+    amount it would give the income line the wrong sign, so it stays unread."""
     hit = vocab.concept_of(fact["label"])
+    if hit is None and fact["statement"] in ("income", "cash_flow") and fact["value"] <= 0:
+        hit = vocab.loss_concept_of(fact["label"])
     if hit and fact["scale"] and vocab.is_per_share(hit[0]):
         return None
     return hit

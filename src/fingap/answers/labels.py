@@ -27,6 +27,9 @@ _PUNCT = re.compile(r"[^a-z0-9% ]+")
 # qualifiers after a line item that do not change what it is: "..., net of $35 and $46",
 # "net of allowances of ...", "less accumulated depreciation of ..."
 _QUALIFIER = re.compile(r"\s+(?:net\s+of|less|excluding|including)\s+.*$|\s+net$")
+# a line whose head word is "loss" ("Net loss", "Operating loss", "Loss from operations",
+# "Loss before income taxes"): the income line of the same name in a year with a loss
+_LOSS_HEAD = re.compile(r"^((?:net |operating )?)loss\b")
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,9 @@ class Concept:
     # the side of the balance sheet a balance stands on (asset, liability, equity); None for
     # flows and per-share amounts
     side: str | None = None
+    # where a measure of profit stands to income taxes ("before": gross, operating and pretax
+    # profit; "after": net income and EPS); None for every other line item
+    taxes: str | None = None
 
 
 def normalise_label(label: str) -> str:
@@ -163,6 +169,18 @@ def per_share(text: str) -> bool:
     return _PER_SHARE.search(normalise_phrase(text)) is not None
 
 
+def income_form(label: str) -> str | None:
+    """The income line a loss-headed label prints in a year with a loss, normalised ("Net
+    loss" -> "net income", "Loss from operations" -> "income from operations"), or None. A
+    label that names a gain as well ("Net loss/(gain)" of a pension table) is no such line."""
+    if re.search(r"\bgains?\b", label, re.I):
+        return None
+    norm = normalise_label(label)
+    if not _LOSS_HEAD.match(norm):
+        return None
+    return _LOSS_HEAD.sub(r"\1income", norm, count=1)
+
+
 class Vocabulary:
     def __init__(self, concepts: dict[str, Concept]):
         self.concepts = concepts
@@ -205,6 +223,15 @@ class Vocabulary:
             if best is not None:
                 return best
         return None
+
+    def loss_concept_of(self, label: str) -> tuple[str, int] | None:
+        """(concept, rank) of the income line a loss-headed label names ("Net loss" ->
+        net income, "Loss from operations" -> operating income), or None. A loss is that
+        income line below zero (GAAP prints "net income (loss)" as one line), so the caller
+        must take the value as printed only where it is negative. A label that names a gain
+        as well ("Net loss/(gain)" of a pension table) names no income line."""
+        form = income_form(label)
+        return self.concept_of(form) if form else None
 
     def find_terms(self, text: str) -> list[tuple[int, int, str]]:
         """Non-overlapping (start, end, concept) term matches in normalised ``text``."""
@@ -252,5 +279,5 @@ def _load(path: str | None) -> Vocabulary:
             name=name, statement=spec.get("statement", "table"),
             patterns=tuple(re.compile(p) for p in spec.get("labels", [])),
             terms=tuple(spec.get("terms", [])), magnitude=bool(spec.get("magnitude", False)),
-            spent_as=spec.get("spent_as"), side=spec.get("side"))
+            spent_as=spec.get("spent_as"), side=spec.get("side"), taxes=spec.get("taxes"))
     return Vocabulary(concepts)
