@@ -311,3 +311,19 @@ def test_a_described_balance_is_read_at_the_quarter_end_a_quarterly_question_nam
     assert plan["duration"] == "3M"
     assert rec.value == 7000.0 and rec.verified, rec.reason
     assert rec.inputs[0]["label"] == "Total current liabilities"
+
+
+def test_a_phrase_after_taxes_reads_no_measure_before_them_nor_the_taxes():
+    """Embeddings hardly tell "after" from "before": 'profit after tax' scored the pretax
+    line best. A phrase stating its side of income taxes keeps the measures on that side,
+    and never the line it is left after ('earn after taxes' is no tax expense)."""
+    v = _vocab()
+    pretax, net, tax = (v.concepts[c].terms[0] for c in ("pretax_income", "net_income",
+                                                       "income_tax"))
+    table = {("profit after tax", pretax): 0.85, ("profit after tax", net): 0.70,
+             ("earn after taxes", tax): 0.74, ("earn after taxes", net): 0.72,
+             ("pre tax profit", pretax): 0.82, ("pre tax profit", net): 0.56}
+    g = Glossary(v, FakeMatcher(table), {}, GlossParams(0.6, 0.05))
+    assert g.read("profit after tax") == ("net_income", 0.7)
+    assert g.read("earn after taxes") == ("net_income", 0.72)
+    assert g.read("pre tax profit") == ("pretax_income", 0.82)

@@ -10,9 +10,13 @@ from fingap.answers.labels import Vocabulary
 from fingap.answers.meaning import (
     GateParams,
     MeaningGate,
+    aside_clauses,
     plausibility_reason,
+    printed_forms,
+    qualifiers_asked,
     question_duration,
     shape_reason,
+    structure_accounts,
     unexplained_words,
 )
 from fingap.answers.question import parse_question
@@ -1047,3 +1051,47 @@ def test_the_one_statement_the_question_names_holds_an_input():
     # two statements named, or none: each input may come from either
     assert named_statement_reason(["cash_flow", "income"], [plant]) is None
     assert named_statement_reason([], [plant]) is None
+
+
+def test_including_the_minority_share_in_other_words_asks_the_consolidated_line():
+    assert qualifiers_asked("Verizon's net income?") == {"parent"}
+    assert qualifiers_asked("its bottom-line profit (including the portion attributable to "
+                            "noncontrolling interests)") == set()
+    assert qualifiers_asked("net income excluding noncontrolling interests") == {"parent"}
+
+
+def test_a_loss_row_prints_its_income_line():
+    assert printed_forms("Net loss") == ["Net loss", "net income"]
+    assert printed_forms("Net sales") == ["Net sales"]
+
+
+def _table_rows(*labels, tbl=0):
+    from fingap.answers.labels import normalise_label
+
+    return [{"id": i, "tbl": tbl, "year": 2022, "label": x, "label_norm": normalise_label(x)}
+            for i, x in enumerate(labels)]
+
+
+def test_an_aside_clause_is_accounted_for_by_the_read_rows_place_in_its_table():
+    """'excluding X': X is a row the read row does not add up (no total, or a total above
+    X); 'including X': the read row is a total below X. Whatever the read row's label says
+    itself is left to the other checks."""
+    equity = _table_rows("Total stockholders' equity", "Noncontrolling interests",
+                         "Total equity")
+    (inc, clause, item), = aside_clauses(
+        "How much equity belonged to its own stockholders, i.e. excluding the equity held by "
+        "noncontrolling interests?")
+    assert not inc and clause.startswith("excluding") and item.endswith("interests")
+    assert structure_accounts(False, item, equity[0], equity)
+    assert not structure_accounts(False, item, equity[2], equity)   # the total adds it
+    cash = _table_rows("Cash and cash equivalents", "Marketable securities - current",
+                       "Accounts receivable", "Total current assets")
+    assert structure_accounts(False, "marketable securities", cash[0], cash)
+    assert not structure_accounts(False, "marketable securities", cash[3], cash)
+    assert not structure_accounts(False, "inventories", cash[0], cash)     # no such row
+    sales = _table_rows("Net sales", "Membership and other income", "Total revenues")
+    (inc, _, item), = aside_clauses("revenue including membership and other income?")
+    assert inc and structure_accounts(True, item, sales[2], sales)
+    assert not structure_accounts(True, item, sales[0], sales)       # no total
+    other = _table_rows("Membership and other income", tbl=1)
+    assert not structure_accounts(True, item, sales[2], sales[:1] + other + sales[2:])

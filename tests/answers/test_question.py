@@ -1134,3 +1134,15 @@ def test_a_division_for_each_of_the_years_listed_by_their_closing_dates():
     q = q.replace("January 31, 2015, January 30, 2016 and January 28, 2017",
                   "January 3, 2016, January 1, 2017 and December 31, 2017")
     assert "averaged over 2015, 2016 and 2017?" in division_as_question(q)
+
+
+def test_those_stands_for_the_head_noun_of_the_operand_before_it():
+    from fingap.answers.question import _those_as_head
+
+    q = ("Treat cost of goods sold as the costs booked against product sales plus those booked "
+         "against service sales.")
+    assert "plus costs booked against service sales" in _those_as_head(q)
+    assert _those_as_head("the cost of products and that of services") == \
+        "the cost of products and cost of services"
+    # no noun before the link word: left as written
+    assert _those_as_head("the sum of A plus those of B") == "the sum of A plus those of B"

@@ -21,6 +21,7 @@ assets" is judged as what total assets are.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -31,6 +32,7 @@ import yaml
 
 from .label_match import LabelMatcher
 from .labels import Vocabulary, balance_side, horizon
+from .resolver import deducted_row, tax_side
 
 
 @dataclass(frozen=True)
@@ -100,6 +102,8 @@ class Glossary:
         self.horizons = {name: horizon(c.terms[0] if c.terms else name.replace("_", " "))
                          for name, c in vocab.concepts.items()}
         self.sides = {name: c.side for name, c in vocab.concepts.items()}
+        self.taxes = {name: c.taxes for name, c in vocab.concepts.items()}
+        self.terms = {name: c.terms for name, c in vocab.concepts.items()}
 
     def scores(self, phrase: str) -> dict[str, float]:
         """{concept: best cosine of the phrase against its meanings and terms}."""
@@ -127,9 +131,18 @@ class Glossary:
         # "liabilities due within a year" can only be a line item due within a year, and
         # "what it owes its vendors" only a liability
         asked, owing = horizon(phrase), side or balance_side(phrase)
+        # "profit after taxes" is no measure before them (embeddings hardly tell "before"
+        # from "after"), nor the taxes it is left after
+        taxed = tax_side(phrase)
+        # (an "after-tax" profit is no profit left after the tax line)
+        deducting = re.search(r"\bafter[\s-]tax\s+[a-z]", phrase) is None
         ranked = sorted(((c, s) for c, s in self.scores(phrase).items()
                          if (asked is None or self.horizons[c] == asked)
-                         and (owing is None or self.sides[c] == owing)), key=lambda kv: -kv[1])
+                         and (owing is None or self.sides[c] == owing)
+                         and (taxed is None or self.taxes[c] in (None, taxed))
+                         and not (deducting and
+                                  any(deducted_row(phrase, t) for t in self.terms[c]))),
+                        key=lambda kv: -kv[1])
         bar = self.params.fixed_threshold if asked and owing else self.params.threshold
         if not ranked or ranked[0][1] < bar:
             return None

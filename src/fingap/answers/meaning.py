@@ -101,6 +101,7 @@ from .labels import (
     balance_side,
     charged,
     horizon,
+    income_form,
     maturity_spans,
     moves_money,
     normalise_label,
@@ -207,7 +208,10 @@ _WHOSE_SHARE = re.compile(r"\s+attributable\s+to\b.*$")
 # respectively") is a disclosure aside: the line item is what comes before its clause
 _AMOUNT_IN_LABEL = re.compile(r"\$\s?\d")
 _CLAUSE_START = re.compile(r",\s|\s\(|\s[-\u2013\u2014]\s")
-_INCLUDING_NCI = re.compile(r"\bincluding\s+(?:the\s+)?(?:non-?\s?controlling|minority)", re.I)
+# "including noncontrolling interests", "including the portion attributable to minority
+# owners": the consolidated figure, the minority's share in it
+_INCLUDING_NCI = re.compile(r"\binclud(?:ing|es?)\s+(?:[\w'\u2019-]+\s+){0,5}?"
+                            r"(?:non-?\s?controlling|minority)", re.I)
 
 
 def qualifiers_asked(question: str) -> set[str]:
@@ -493,13 +497,18 @@ def printed_forms(label: str) -> list[str]:
     """The ways a page prints a row's line item: its label, and the label before a clause
     that prints amounts ("Long-term debt (included $78,609 ... at fair value)": "Long-term
     debt"). (A bare label read with its section, "Diluted" under "Earnings per share", was
-    tried: it let corrupted rows from other statements pass, benchmarks/gate_quality.py.)"""
+    tried: it let corrupted rows from other statements pass, benchmarks/gate_quality.py.)
+    A loss-headed label prints its income line too ("Net loss": "net income")."""
     out = [label]
     amount = _AMOUNT_IN_LABEL.search(label)
     if amount:
         cuts = [m.start() for m in _CLAUSE_START.finditer(label, 0, amount.start())]
         if cuts and label[:cuts[-1]].strip():
             out.append(label[:cuts[-1]].strip())
+    # "Net loss" is the net income line of a year with a loss ("Net income (loss)")
+    income = income_form(label)
+    if income:
+        out.append(income)
     return out
 
 
@@ -639,10 +648,61 @@ def _within(starts: Sequence[int], pattern: re.Pattern, text: str) -> set[int]:
     return {i for i, s in enumerate(starts) if any(a <= s < b for a, b in spans)}
 
 
+# "excluding the equity held by noncontrolling interests", "including membership and other
+# income": a line item set apart from the one asked, or counted in it
+_ASIDE_CLAUSE = re.compile(
+    r"\b(?P<kind>excluding|leaving\s+out|not\s+counting|other\s+than|apart\s+from|including)"
+    r"\s+(?P<item>[a-z][a-z' -]{2,80}?)(?=\s*[,.;:?!)]|\s*$)", re.I)
+
+
+def aside_clauses(question: str) -> list[tuple[bool, str, str]]:
+    """(including?, the clause as written, the line item it names) for each clause that sets
+    a line item apart from the one asked or counts it in ("excluding marketable
+    securities")."""
+    return [(m["kind"].lower() == "including", m[0], m["item"])
+            for m in _ASIDE_CLAUSE.finditer(question)]
+
+
+def clause_row(item: str, rows: Sequence[dict]) -> list[dict]:
+    """The rows whose label names the clause's line item: they share at least one content
+    word and at least half of the shorter of the two (stems, ``content_stems``)."""
+    want = content_stems(normalise_phrase(item))
+    out = []
+    for f in rows:
+        have = content_stems(f["label_norm"])
+        shared = len(want & have)
+        if shared and shared >= 0.5 * min(len(want), len(have)):
+            out.append(f)
+    return out
+
+
+def structure_accounts(including: bool, item: str, read: dict, rows: Sequence[dict]) -> bool:
+    """Whether the read row's place in its table accounts for an aside clause. Set apart
+    ("excluding X"): X is a row of the same table that the read row neither names nor adds
+    up, as it is no total or stands above X (a total adds the rows printed above it).
+    Counted in ("including X"): the read row is a total printed below X's row."""
+    table = [f for f in rows if f["tbl"] == read["tbl"] and f["year"] == read["year"]]
+    mine = [f for f in table if f["label_norm"] == read["label_norm"]]
+    if not mine:
+        return False
+    at = mine[0]["id"]
+    total = re.match(r"total\b", read["label_norm"]) is not None
+    own = content_stems(read["label_norm"])
+    for f in clause_row(item, [f for f in table if f["label_norm"] != read["label_norm"]]):
+        if content_stems(f["label_norm"]) <= own:
+            continue    # the read row names it: whether in or out, its own words tell
+        if including and total and f["id"] < at:
+            return True
+        if not including and (not total or f["id"] > at):
+            return True
+    return False
+
+
 def unexplained_words(question: str, pq: ParsedQuestion, vocab: Vocabulary,
                       docs: set[str], label_stems: frozenset[str] | None = None,
                       companies: Mapping[str, str] | None = None,
-                      printed: Sequence[str] = (), meant: Sequence[str] = ()) -> list[str]:
+                      printed: Sequence[str] = (), meant: Sequence[str] = (),
+                      apart: Sequence[str] = ()) -> list[str]:
     """Content words of the asked phrase that the parse does not account for (see (e)).
     ``label_stems``: the content stems of every row label in the corpus; a word outside them
     is accounted for unless it is an operation word or a name. ``printed``: the labels of the
@@ -650,7 +710,9 @@ def unexplained_words(question: str, pq: ParsedQuestion, vocab: Vocabulary,
     operating activities" read from "Net cash provided by operating activities"). ``meant``:
     operand phrases the glossary reads, by meaning, as the line item the parse read them as
     ("cash put into new factories and machinery" as capex, ``MeaningGate.meant_phrases``);
-    their words describe it, but for the words that qualify or change a figure."""
+    their words describe it, but for the words that qualify or change a figure. ``apart``:
+    aside clauses the read rows' places in their tables account for
+    (``structure_accounts``)."""
     # a period phrase ("over the prior fiscal year") names when, as the parser reads it
     asked = normalise_phrase(strip_period_phrases(
         re.sub(r"\([^()]*\)", " ", asked_phrase(question) or question)))
@@ -677,6 +739,9 @@ def unexplained_words(question: str, pq: ParsedQuestion, vocab: Vocabulary,
     # read is a net one ("Property, plant and equipment, net")
     if any(re.search(r"\bnet\b", p, re.I) for p in printed):
         covered |= _within(starts, NET_OF_ACCUMULATED, asked)
+    for clause in apart:
+        covered |= _within(starts, re.compile(rf"\b{re.escape(normalise_phrase(clause))}\b"),
+                           asked)
     # a company's former name ("Square (now Block)", "Block (formerly Square)") is a name too
     former = {w for names in _FORMER_NAME.findall(question) for name in names
               for w in normalise_phrase(name).split()}
@@ -975,6 +1040,19 @@ class MeaningGate:
         if key not in self._pages:
             self._pages[key] = self.store.query(doc=inp["doc"], pages=[key])
         return self._pages[key]
+
+    def apart(self, question: str, inputs: list[dict]) -> list[str]:
+        """The question's aside clauses that a read row's place in its table accounts for
+        (``structure_accounts``)."""
+        clauses = aside_clauses(question)
+        out: list[str] = []
+        for inp in inputs if clauses else ():
+            rows = self.page_rows(inp)
+            read = next((f for f in rows if f["label_norm"] == normalise_label(inp["label"])
+                         and f["year"] == inp["year"] and f["value"] == inp["value"]), None)
+            out += [clause for including, clause, item in clauses if read is not None and
+                    clause not in out and structure_accounts(including, item, read, rows)]
+        return out
 
     def phrases(self, concept: str, pq: ParsedQuestion) -> list[str]:
         """The operand's phrases: the question's own words for it, and for a concept of the
@@ -1367,7 +1445,7 @@ class MeaningGate:
         question = diluted_per_share(joined_terms(question, self.vocab))
         left = unexplained_words(question, pq, self.vocab, docs, self.label_stems,
                                  self.companies, [inp["label"] for inp in inputs],
-                                 self.meant_phrases(pq, docs))
+                                 self.meant_phrases(pq, docs), self.apart(question, inputs))
         if left:
             checks.reasons.append("the parse does not account for: " + " ".join(left))
         per_share = {inp["name"] for inp in inputs if inp["concept"] == "eps_diluted" or

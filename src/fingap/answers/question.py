@@ -1347,6 +1347,27 @@ _HYPHEN_PLUS = re.compile(r"\b(?P<a>[A-Za-z]+)-plus-(?P<b>[A-Za-z]+)\b")
 # of a line item's name
 _THAT_DATE = re.compile(r",?\s+(?:at|on|as\s+of)\s+(?:that|this|the\s+same)\s+(?:date|day)\b", re.I)
 
+# "the costs booked against product sales plus those booked against service sales": "those"
+# (or "that") stands for the head noun of the operand before it, named by the same linking
+# word; the operand is that noun again ("costs booked against service sales")
+_THOSE_OF = re.compile(
+    r"\b(?P<head>[a-z]+)\s+(?P<link>booked|charged|recorded|incurred|reported|related|"
+    r"associated|tied|of|for|from|on|against)\s+(?P<rest>[^,;?]*?)\s+(?P<op>plus|and|minus|"
+    r"less|versus|over)\s+(?:those|that)\s+(?P=link)\b", re.I)
+# no head noun: function words, and the words of an operation over the operands ("the sum
+# of A plus those of B" names no line item)
+_NO_HEAD = frozenset({"the", "a", "an", "its", "their", "of", "and", "or", "to", "in", "sum",
+                      "total", "ratio", "share", "percentage", "proportion", "average",
+                      "difference", "change", "growth", "excess", "portion", "fraction",
+                      "part", "combination"})
+
+
+def _those_as_head(text: str) -> str:
+    """"A booked against X plus those booked against Y" -> "... plus A booked against Y"."""
+    return _THOSE_OF.sub(lambda m: m[0] if m["head"].lower() in _NO_HEAD else
+                         f"{m['head']} {m['link']} {m['rest']} {m['op']} {m['head']} {m['link']}",
+                         text)
+
 
 def _years_after_average(text: str) -> str:
     """"the average, over A, B and C, of X?" -> "the average of X over A, B and C?"."""
@@ -1381,6 +1402,7 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
     text = _NOT_ANNUALIZED.sub("", text)
     text = _THAT_DATE.sub("", text)
     text = _HYPHEN_PLUS.sub(r"\g<a> and \g<b>", text)
+    text = _those_as_head(text)
     statements = [k for k, p in _STATEMENT_WORDS if p.search(text)]
     duration = stated_duration(text) or next(
         (dur for pattern, dur in _QUARTER if pattern.search(text)), "12M")
