@@ -49,9 +49,9 @@ log = logging.getLogger("fingap")
 # reword10, final10 and reword11, then final11, then final12 and reword12, then final13 and
 # reword13, then final14 and reword14, up to final24 and reword24; each became a development
 # set once measured
-OWN_SETS = ("final26", "reword26", "final25", "reword25", "final24", "reword24", "final23",
-            "reword23", "final22", "reword22", "final21", "reword21", "final20", "reword20",
-            "final19",
+OWN_SETS = ("final27", "reword27", "final26", "reword26", "final25", "reword25", "final24",
+            "reword24", "final23", "reword23", "final22", "reword22", "final21", "reword21",
+            "final20", "reword20", "final19",
             "reword19", "final18", "reword18", "final17", "reword17", "final16", "reword16",
             "final15", "reword15",
             "final14", "reword14", "final13", "reword13", "final12", "reword12", "final11",
