@@ -102,8 +102,7 @@ class Glossary:
         self.horizons = {name: horizon(c.terms[0] if c.terms else name.replace("_", " "))
                          for name, c in vocab.concepts.items()}
         self.sides = {name: c.side for name, c in vocab.concepts.items()}
-        self.taxes = {name: c.taxes for name, c in vocab.concepts.items()}
-        self.terms = {name: c.terms for name, c in vocab.concepts.items()}
+        self.concepts = vocab.concepts
 
     def scores(self, phrase: str) -> dict[str, float]:
         """{concept: best cosine of the phrase against its meanings and terms}."""
@@ -139,9 +138,9 @@ class Glossary:
         ranked = sorted(((c, s) for c, s in self.scores(phrase).items()
                          if (asked is None or self.horizons[c] == asked)
                          and (owing is None or self.sides[c] == owing)
-                         and (taxed is None or self.taxes[c] in (None, taxed))
-                         and not (deducting and
-                                  any(deducted_row(phrase, t) for t in self.terms[c]))),
+                         and (taxed is None or self.concepts[c].taxes in (None, taxed))
+                         and not (deducting and any(deducted_row(phrase, t)
+                                                    for t in self.concepts[c].terms))),
                         key=lambda kv: -kv[1])
         bar = self.params.fixed_threshold if asked and owing else self.params.threshold
         if not ranked or ranked[0][1] < bar:

@@ -173,7 +173,8 @@ def income_form(label: str) -> str | None:
     """The income line a loss-headed label prints in a year with a loss, normalised ("Net
     loss" -> "net income", "Loss from operations" -> "income from operations"), or None. A
     label that names a gain as well ("Net loss/(gain)" of a pension table) is no such line."""
-    if re.search(r"\bgains?\b", label, re.I):
+    # (a cheap test first: the gate asks this of every label on a page)
+    if "loss" not in label.lower() or re.search(r"\bgains?\b", label, re.I):
         return None
     norm = normalise_label(label)
     if not _LOSS_HEAD.match(norm):
