@@ -46,7 +46,8 @@ and ``final8`` (``random.Random(3411)``, excluding all ten) the next, and ``fina
 (``random.Random(3427)``, excluding all twenty-six) the next, and ``final25``
 (``random.Random(3428)``, excluding all twenty-seven) the one after, and ``final26``
 (``random.Random(3429)``, excluding all twenty-eight) the next, and ``final27``
-(``random.Random(3430)``, excluding all twenty-nine) the one after.
+(``random.Random(3430)``, excluding all twenty-nine) the one after, and ``final28``
+(``random.Random(3431)``, excluding all thirty) the next.
 
 How the pairs are used (by hand, checked by ``annotations/verify_questions.py``): in drawn
 order; a pair is skipped only when the document does not print what its metric needs, with the
@@ -77,7 +78,7 @@ SETS = {"fresh": 3401, "final": 3402, "fresh2": 3403, "fresh3": 3404, "final2": 
         "final14": 3417, "final15": 3418, "final16": 3419, "final17": 3420,
         "final18": 3421, "final19": 3422, "final20": 3423, "final21": 3424,
         "final22": 3425, "final23": 3426, "final24": 3427, "final25": 3428,
-        "final26": 3429, "final27": 3430}
+        "final26": 3429, "final27": 3430, "final28": 3431}
 N_10K = 30
 N_OTHER = 22
 N_OTHER_RESERVE = 12
