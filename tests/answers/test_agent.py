@@ -145,6 +145,15 @@ def test_rank_facts_rules():
     q = "ACME's net income including noncontrolling interests?"
     assert ids(rank_facts(rows, pq, "income", {}, qualifiers=qualifiers_asked(q))) == [1, 2]
     assert ids(rank_facts(rows, pq, "income", {})) == [1, 2]     # no question: as before
+    # of two rows the glossary read as the line item, the one it reads so more surely, not
+    # the shorter label ("Total cash used in financing activities" read as operating cash)
+    rows = [_fact(1, "cash_flow", rank=None) | {"label_norm": "total cash provided by operating "
+                                                "activities", "resolver_gloss": "cfo",
+                                                "resolver_score": 0.98},
+            _fact(2, "cash_flow", rank=None) | {"label_norm": "total cash used in financing "
+                                                "activities", "resolver_gloss": "cfo",
+                                                "resolver_score": 0.73}]
+    assert ids(rank_facts(rows, pq, "cash_flow", {})) == [1, 2]
 
 
 def test_expense_labels_are_amounts(statement_store):

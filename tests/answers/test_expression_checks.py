@@ -317,3 +317,14 @@ def test_a_factor_the_question_states_is_the_formulas():
         assert stated_factor_reason(q, "365 * accounts_receivable__fy2022 / revenue__fy2022") \
             is None, q
 
+
+
+def test_combine_with_is_an_addition_and_a_reconciliation_clause_is_none():
+    q = ("What was ACME's total D&A for 2019? Combine the charge for wear and tear on fixed "
+         "assets with the amortization add-back.")
+    assert "adds" in arithmetic_reason(q, "depreciation_amortization__fy2019")
+    assert arithmetic_reason(q, "depreciation__fy2019 + amortization__fy2019") is None
+    # "add back when reconciling its profit to operating cash flow" places one line item
+    q = ("How much depreciation and amortization did ACME add back when reconciling its profit "
+         "to operating cash flow in fiscal 2022?")
+    assert arithmetic_reason(q, "depreciation_amortization__fy2022") is None

@@ -114,3 +114,24 @@ def test_a_dash_cell_above_a_number_is_two_cells():
     text = "Proceeds from sale of businesses\n-\n1,065\n"
     assert value_on_page(1065, text) and not value_on_page(-1065, text)
     assert value_on_page(1065, "Total $ 1,065\n")
+
+
+def test_page_items_keep_a_parenthesised_dollar_amount_whole():
+    from fingap.answers.gate import page_items, row_hits
+
+    text = ("Years ended December 31,\n2022\n2021\nNet loss attributable to ACME Shareholders\n"
+            "($4,935)\n($4,202)\n")
+    assert page_items(text)[4] == "(4,935)"
+    hits = row_hits(text, "Net loss attributable to ACME Shareholders", -4935.0)
+    assert [h.columns[k].year for h in hits for k in h.hits] == [2022]
+
+
+def test_a_row_under_the_reconciliation_of_profit_to_operating_cash_sits_on_the_cash_flow():
+    from fingap.answers.gate import row_hits
+
+    text = ("Index to Consolidated Financial Statements\nFor the Years Ended December 31,\n"
+            "In millions\n2022\n2021\nReconciliation of net income to net cash provided by "
+            "operating activities:\nNet income\n$\n4,165\n$\n7,898\nDepreciation and "
+            "amortization\n4,247\n4,512\n")
+    hits = row_hits(text, "Depreciation and amortization", 4247.0)
+    assert hits and hits[0].statement == "cash_flow"

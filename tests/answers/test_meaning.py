@@ -11,6 +11,7 @@ from fingap.answers.meaning import (
     GateParams,
     MeaningGate,
     aside_clauses,
+    every_input_reason,
     plausibility_reason,
     printed_forms,
     qualifiers_asked,
@@ -1095,3 +1096,14 @@ def test_an_aside_clause_is_accounted_for_by_the_read_rows_place_in_its_table():
     assert not structure_accounts(True, item, sales[0], sales)       # no total
     other = _table_rows("Membership and other income", tbl=1)
     assert not structure_accounts(True, item, sales[2], sales[:1] + other + sales[2:])
+
+
+def test_every_input_from_the_statement_the_question_names():
+    q = "Operating cash flow divided by net profit (both from the cash flow statement)?"
+    inputs = [{"name": "cfo__fy2022", "statement": "cash_flow"},
+              {"name": "net_income__fy2022", "statement": "income"}]
+    assert "net_income__fy2022" in every_input_reason(q, inputs)
+    inputs[1]["statement"] = "cash_flow"
+    assert every_input_reason(q, inputs) is None
+    assert every_input_reason("Operating cash flow over net profit?", inputs[:1] + [
+        {"name": "net_income__fy2022", "statement": "income"}]) is None

@@ -5,9 +5,11 @@ from fingap.answers.labels import Vocabulary, horizon
 from fingap.answers.question import (
     date_the_periods,
     division_as_question,
+    every_input_statement,
     fiscal_years,
     parse_definition,
     parse_question,
+    reconciliation_as_source,
 )
 
 
@@ -1146,3 +1148,38 @@ def test_those_stands_for_the_head_noun_of_the_operand_before_it():
         "the cost of products and cost of services"
     # no noun before the link word: left as written
     assert _those_as_head("the sum of A plus those of B") == "the sum of A plus those of B"
+
+
+def test_a_reconciliation_clause_names_where_the_item_sits():
+    q = ("How large was the non-cash charge for depreciation plus amortization that ACME added "
+         "back in reconciling 2022 profit to operating cash flow? Answer in USD millions.")
+    assert "in the 2022 cash flow statement" in reconciliation_as_source(q)
+    pq = parse_question(q)
+    assert pq.expression == "depreciation_amortization__fy2022"
+    assert "cash_flow" in pq.statements
+    # its target alone is what is asked when no reconciling verb places it
+    assert parse_question("What was ACME's operating cash flow in 2022?").expression == \
+        "cfo__fy2022"
+
+
+def test_every_input_read_from_one_statement():
+    q = ("How many times did ACME's cash from operations cover its profit in 2022? Compute "
+         "operating cash flow divided by net profit (both from the cash flow statement).")
+    assert every_input_statement(q) == "cash_flow"
+    assert every_input_statement("all three read from the balance sheet") == "balance_sheet"
+    assert every_input_statement("What was its net margin in both years?") is None
+
+
+def test_receivables_net_of_the_allowance_ask_for_the_net_row():
+    pq = parse_question("What were ACME's customer receivables after the credit-loss allowance "
+                        "at December 31, 2021?")
+    assert pq.expression == "accounts_receivable__fy2021"
+    assert pq.phrases["accounts_receivable"].endswith("net")
+
+
+def test_tax_charge_and_operating_revenues_are_vocabulary_names():
+    # (the names filings print: "Income tax charge", "Operating revenues")
+    assert parse_question("What was ACME's income tax charge for 2019?").expression == \
+        "income_tax__fy2019"
+    assert parse_question("What were ACME's total operating revenues in 2021?").expression == \
+        "revenue__fy2021"

@@ -106,6 +106,12 @@ def test_statement_kind_survives_split_title_words():
     assert statement_kind("Consolidated Statement of Cash Flow s") == "cash_flow"
     assert statement_kind("CONSOLIDATED STATEMENTS OF OPERATIONS") == "income"
     assert statement_kind("Item 7. Management's discussion") == "table"
+    # a direct-method filer's reconciliation of profit to operating cash (ASC 230) is part
+    # of its cash flow statement
+    assert statement_kind("Index to Consolidated Financial Statements\nIn millions\n"
+                          "Reconciliation of net income to net cash provided by operating "
+                          "activities:\nNet income") == "cash_flow"
+    assert statement_kind("Reconciliation of non-GAAP measures\nAdjusted EBITDA") == "table"
 
 
 def _page(tmp_path, texts: list[tuple[float, float, str]], right: set[int] = frozenset()):

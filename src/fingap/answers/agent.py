@@ -50,6 +50,7 @@ from .question import (
     ParsedQuestion,
     asked_phrase,
     division_as_question,
+    every_input_statement,
     instruction_as_question,
     lead_as_subject,
     left_after_as_question,
@@ -163,6 +164,8 @@ def rank_facts(facts: list[dict], pq: ParsedQuestion, concept_statement: str,
         # the row the question's own words describe best ("net income attributable to Foo")
         -len(words & set(f["label_norm"].split())),
         f["concept_rank"] if f["concept_rank"] is not None else 99,
+        # of rows the glossary read as the line item, the one it reads so most surely
+        -(f.get("resolver_score") or 0.0) if f.get("resolver_gloss") else 0.0,
         page_rank.get((f["doc"], f["page"]), 10_000), len(f["label_norm"]), f["col"], f["id"]))
 
 
@@ -380,6 +383,8 @@ class Agent:
         retrieved = set(pages)
         chosen: dict[str, dict] = {}
         variant = qualifiers_asked(question)
+        # "(both from the cash flow statement)": every input's statement is the one named
+        every_from = every_input_statement(question)
         for n_step in range(self.max_follow_ups + 1):
             page_rank = {p: i for i, p in enumerate(pages)}
             chosen, missing, weak = {}, [], []
@@ -388,7 +393,7 @@ class Agent:
             for concept, year in sorted(pq.inputs, key=lambda cy: -cy[1]):
                 name = f"{concept}__fy{year}"
                 facts = self._lookup(pq, concept, year, pages=pages)
-                statement = self._statement(concept, facts)
+                statement = every_from or self._statement(concept, facts)
                 ranked = rank_facts(facts, pq, statement, page_rank, anchors.get(concept),
                                     self._magnitude(concept), pq.phrases.get(concept, ""),
                                     variant, self._joined(concept, pq))

@@ -29,7 +29,14 @@ from collections.abc import Callable
 
 from .calculator import CalcError, names_in, parse_expression
 from .formulas import split_input_name
-from .question import AVERAGE_ASKED, AVERAGED, ParsedQuestion, fiscal_years, takes_year_end
+from .question import (
+    AVERAGE_ASKED,
+    AVERAGED,
+    ParsedQuestion,
+    fiscal_years,
+    reconciliation_as_source,
+    takes_year_end,
+)
 
 Dim = tuple[tuple[str, int], ...]
 _NONE: Dim = ()
@@ -290,7 +297,9 @@ _STATED_OPERATIONS = {
     # "adding to plant and equipment" describe one line item: no addition of two)
     # ("depreciation-plus-amortization", hyphen-bound, names one line item; "the sum of its
     # short-term liabilities and round to ..." goes on to an instruction, no second part)
+    # ("combine the charge for A with the add-back for B": their sum)
     ast.Add: ("adds", re.compile(r"(?<!-)\bplus\b(?!-)|\badded\s+to\b|\s\+\s|"
+                                 r"\bcombin(?:e|es|ed|ing)\b[^.?;]{1,80}?\bwith\b|"
                                  r"\bsum\s+of\s+[^.?;,]*?\band\b(?!\s+(?:then\s+)?(?:round|give|"
                                  r"answer|express|report|state|show)\w*\b)|"
                                  r"\bsum\s+of\s+[^.?;,]+,\s+[^.?;,]+?,?\s+and\b|"
@@ -314,6 +323,8 @@ def operations_not_taken(question: str, expression: str) -> dict[type, str]:
     # words in parentheses qualify a line item ("operating cash flow (continuing plus
     # discontinued operations)") rather than build the formula
     question = re.sub(r"\([^()]*\)", " ", question)
+    # "add back when reconciling its profit to operating cash flow": where the item sits
+    question = reconciliation_as_source(question)
     out = {}
     for op, (_, pattern) in _STATED_OPERATIONS.items():
         m = pattern.search(question)

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..ingestion.numbers import DASHES, parse_value
-from ..ingestion.statement_tables import TOTAL_SUFFIX, statement_kind
+from ..ingestion.statement_tables import CASH_RECONCILIATION, TOTAL_SUFFIX, statement_kind
 from .labels import normalise_label
 
 _YEAR = re.compile(r"(?<![\d/])((?:19|20)\d{2})(?![\d/])|\b\d{1,2}/\d{1,2}/((?:19|20)?\d{2})\b")
@@ -83,8 +83,9 @@ def value_on_page(value: float, text: str, magnitude: bool = False) -> bool:
 
 
 def page_items(text: str) -> list[str]:
-    """Text lines with currency signs dropped ("5,777 $" -> "5,777")."""
-    items = (" ".join(ln.replace("$", " ").split()) for ln in text.splitlines())
+    """Text lines with currency signs dropped ("5,777 $" -> "5,777", "($4,935)" -> "(4,935)")."""
+    items = (" ".join(re.sub(r"\(\s*\$\s*", "(", ln).replace("$", " ").split())
+             for ln in text.splitlines())
     return [it for it in items if it]
 
 
@@ -254,6 +255,9 @@ def _statement_above(items: list[str], text: str) -> str:
     page), else one titled in the page's first lines; "table" when no title names one (a
     note that mentions "the balance sheet" in its prose is no balance sheet)."""
     for it in [*reversed(items), *page_items(text)[:PAGE_HEAD_LINES]]:
+        # ("Reconciliation of net income to net cash provided by operating activities:")
+        if len(it) <= 120 and CASH_RECONCILIATION.match(re.sub(r"\s+", "", it).lower()):
+            return "cash_flow"
         # a title line: short, and naming the statement at its start ("Consolidated
         # Statements of Cash Flows (continued)"), not a sentence that mentions one nor a
         # section of a summary table ("Balance sheet data:")

@@ -111,13 +111,15 @@ from .periods import strip_period_phrases
 from .question import (
     AVERAGED,
     LABEL_PREFIX,
-    NET_OF_ACCUMULATED,
+    NET_OF_CONTRA,
     ParsedQuestion,
     asked_phrase,
     dates_named,
     definitions,
     diluted_per_share,
+    every_input_statement,
     joined_terms,
+    reconciliation_as_source,
     refers_back,
     stated_duration,
     statement_name_spans,
@@ -358,6 +360,19 @@ def named_statement_reason(statements: Sequence[str], inputs: list[dict]) -> str
             any(inp.get("statement") == statements[0] for inp in inputs):
         return None
     return f"the question names the {statements[0].replace('_', ' ')}; no input is read from it"
+
+
+def every_input_reason(question: str, inputs: list[dict]) -> str | None:
+    """The question reads every input from one statement ("both from the cash flow
+    statement"); an input read elsewhere is another figure (the income statement's net income
+    attributable to the parent, where the cash flow statement starts from consolidated profit)."""
+    statement = every_input_statement(question)
+    for inp in inputs:
+        if statement and inp.get("statement") != statement:
+            return (f"{inp['name']}: the question reads every input from the "
+                    f"{statement.replace('_', ' ')}; this one is read from the "
+                    f"{str(inp.get('statement')).replace('_', ' ')}")
+    return None
 
 
 def label_tail_reason(phrase: str, label: str) -> str | None:
@@ -714,6 +729,8 @@ def unexplained_words(question: str, pq: ParsedQuestion, vocab: Vocabulary,
     aside clauses the read rows' places in their tables account for
     (``structure_accounts``)."""
     # a period phrase ("over the prior fiscal year") names when, as the parser reads it
+    # "... in reconciling its profit to operating cash flow" says where, as the parser reads it
+    question = reconciliation_as_source(question)
     asked = normalise_phrase(strip_period_phrases(
         re.sub(r"\([^()]*\)", " ", asked_phrase(question) or question)))
     # (one space between words: the vocabulary's term offsets are those of the spaced text)
@@ -735,10 +752,11 @@ def unexplained_words(question: str, pq: ParsedQuestion, vocab: Vocabulary,
     # no row read is one of the two alone
     if not any(qualifiers_of(p) & {"continuing", "discontinued"} for p in printed):
         covered |= _within(starts, _BOTH_OPERATIONS, asked)
-    # "after (subtracting) accumulated depreciation": the net balance, accounted for when a row
-    # read is a net one ("Property, plant and equipment, net")
+    # "after (subtracting) accumulated depreciation", "net of the allowance": the net balance,
+    # accounted for when a row read is a net one ("Property, plant and equipment, net",
+    # "Accounts receivable, net")
     if any(re.search(r"\bnet\b", p, re.I) for p in printed):
-        covered |= _within(starts, NET_OF_ACCUMULATED, asked)
+        covered |= _within(starts, NET_OF_CONTRA, asked)
     for clause in apart:
         covered |= _within(starts, re.compile(rf"\b{re.escape(normalise_phrase(clause))}\b"),
                            asked)
@@ -1388,7 +1406,9 @@ class MeaningGate:
                                           "read from the page text")
                 continue
             head = " ".join(page_items(text)[:PAGE_HEAD_LINES])
-            if _NON_GAAP_PAGE.search(head) and not _ASKS_ADJUSTED.search(question):
+            # (the reconciliation of profit to operating cash is the cash flow statement's own)
+            if _NON_GAAP_PAGE.search(reconciliation_as_source(head)) and \
+                    not _ASKS_ADJUSTED.search(question):
                 checks.reasons.append(f"{inp['name']}: its page reconciles adjusted (non-GAAP) "
                                       "measures, which the question does not ask for")
             found = []
@@ -1431,7 +1451,8 @@ class MeaningGate:
         for reason in (period_end_reason(question, read), store_end_reason(inputs, pq),
                        leading_clause_reason(question, inputs), same_row_reason(inputs),
                        two_statements_reason(inputs),
-                       named_statement_reason(pq.statements, inputs)):
+                       named_statement_reason(pq.statements, inputs),
+                       every_input_reason(question, inputs)):
             if reason:
                 checks.reasons.append(reason)
         docs = {inp["doc"] for inp in inputs}

@@ -201,6 +201,25 @@ def statement_name_spans(text: str) -> list[tuple[int, int]]:
     return [m.span() for _, pattern in _STATEMENT_WORDS for m in pattern.finditer(text)]
 
 
+# "(both from the cash flow statement)", "all three read from the balance sheet": the one
+# statement every input is read from, whichever statement a line item usually lives on
+_EVERY_INPUT = re.compile(r"\b(?:both|all|each)(?:\s+(?:of\s+them|two|three|four|figures?|"
+                         r"amounts?|inputs?|numbers?|values?))?\s+(?:(?:taken|read|drawn|"
+                         r"as\s+(?:shown|reported|printed))\s+)?(?:from|in|on|per)\s+(?:the\s+)?"
+                         r"(?:company'?s\s+|its\s+)?(?P<name>[a-z -]{5,40})", re.I)
+
+
+def every_input_statement(text: str) -> str | None:
+    """The statement a question reads every input from ("... (both from the cash flow
+    statement)"), or None."""
+    for m in _EVERY_INPUT.finditer(text):
+        for kind, pattern in _STATEMENT_WORDS:
+            found = pattern.match(m["name"])
+            if found:
+                return kind
+    return None
+
+
 def _strip_statement_names(text: str) -> str:
     for _, pattern in _STATEMENT_WORDS:
         text = pattern.sub(" ", text)
@@ -1335,14 +1354,41 @@ _EXCEEDED_BY = re.compile(r"\b(?:by\s+)?how\s+much\s+(?:did|does|do)\s+(?P<a>[^?
 # "its land, buildings and machinery after (subtracting) accumulated depreciation": the balance
 # net of its contra account, a net line item (nothing to subtract: the net row prints it)
 # (the gate reads the same words in the normalised question: ``meaning.unexplained_words``)
-NET_OF_ACCUMULATED = re.compile(
-    r"\b(?:after\s+(?:subtracting\s+|deducting\s+)?|net\s+of\s+|less\s+)(?:its\s+|the\s+)?"
-    r"accumulated\s+(?:depreciation|wear[\s-]+and[\s-]+tear|amortization)(?:\s+and\s+"
-    r"amortization|\s+write[\s-]+downs)?\b", re.I)
-_NET_OF_ACCUMULATED_CLAUSE = re.compile(r",?\s+" + NET_OF_ACCUMULATED.pattern, re.I)
+NET_OF_CONTRA = re.compile(
+    r"\b(?:after\s+(?:subtracting\s+|deducting\s+)?|net\s+of\s+|less\s+)(?:its\s+|the\s+|any\s+)?"
+    r"(?:accumulated\s+(?:depreciation|wear[\s-]+and[\s-]+tear|amortization)(?:\s+and\s+"
+    r"amortization|\s+write[\s-]+downs)?|"
+    # ... and a receivable's contra account: "after the credit-loss allowance", "net of the
+    # allowance for doubtful accounts" (the balance sheet's "..., net" row)
+    r"(?:(?:credit[\s-]+loss(?:es)?|bad[\s-]+debts?|doubtful[\s-]+accounts?)\s+)?allowances?"
+    r"(?:\s+for\s+(?:doubtful\s+accounts|credit\s+losses|bad\s+debts|uncollectible\s+"
+    r"accounts))?)\b", re.I)
+_NET_OF_CONTRA_CLAUSE = re.compile(r",?\s+" + NET_OF_CONTRA.pattern, re.I)
 # "the depreciation-plus-amortization charge": words bound by hyphens name one line item
 # ("depreciation and amortization"), no sum of two
 _HYPHEN_PLUS = re.compile(r"\b(?P<a>[A-Za-z]+)-plus-(?P<b>[A-Za-z]+)\b")
+# "added back in reconciling 2022 profit to operating cash flow", "... in arriving at its cash
+# from operations": where the figure sits (the cash flow statement's reconciliation of profit to
+# operating cash), not what it is; its target would otherwise read as the operating cash flow
+_RECONCILING = re.compile(
+    r"\b(?:(?:in|when|while|on|by|for)\s+)?(?:reconciling|bridging|arriving\s+at|(?:to\s+)?arrive"
+    r"\s+at|(?:the\s+)?reconciliation\s+(?:of|from))\s+(?:[^,?;:()]{0,60}?\s+)?(?:operating\s+"
+    r"cash\s+flows?|cash\s+flows?\s+(?:from|provided\s+by)\s+(?:operating\s+activities|operations)"
+    r"|(?:net\s+)?cash\s+(?:generated\s+|provided\s+)?(?:from|by)\s+(?:operating\s+activities|"
+    r"operations))\b", re.I)
+
+
+def reconciliation_as_source(text: str) -> str:
+    """``text`` with a clause that places a figure in the reconciliation of profit to operating
+    cash ("added back when reconciling its 2022 profit to operating cash flow") read as the
+    statement it names, keeping any year the clause gives ("... in the 2022 cash flow
+    statement")."""
+    def source(m: re.Match) -> str:
+        years = re.findall(r"\b(?:fy\s?)?(?:19|20)\d{2}\b", m[0], re.I)
+        return " in the " + "".join(y + " " for y in years) + "cash flow statement"
+    return _RECONCILING.sub(source, text)
+
+
 # "... due within a year at that date": the balance dated by the question's own date, no part
 # of a line item's name
 _THAT_DATE = re.compile(r",?\s+(?:at|on|as\s+of)\s+(?:that|this|the\s+same)\s+(?:date|day)\b", re.I)
@@ -1390,7 +1436,7 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
     if not text or not text.strip():
         return ParsedQuestion(False, NOT_FIGURE_REASONS[0])
     text = _YEARS_ENDED.sub(lambda m: m["years"], text)
-    text = _NET_OF_ACCUMULATED_CLAUSE.sub(", net", text)
+    text = _NET_OF_CONTRA_CLAUSE.sub(", net", text)
     text = _EXCEEDED_BY.sub(lambda m: f"what was the excess of {m['a']} over {m['b']}", text)
     text, fiscal_of = date_the_periods(text)
     # "one minus the payout ratio": the number one is an operand
@@ -1401,6 +1447,7 @@ def parse_question(text: str, vocab: Vocabulary | None = None,
     # gate reads the question as written for it)
     text = _NOT_ANNUALIZED.sub("", text)
     text = _THAT_DATE.sub("", text)
+    text = reconciliation_as_source(text)
     text = _HYPHEN_PLUS.sub(r"\g<a> and \g<b>", text)
     text = _those_as_head(text)
     statements = [k for k, p in _STATEMENT_WORDS if p.search(text)]

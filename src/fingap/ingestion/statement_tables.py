@@ -64,10 +64,15 @@ PCT_NONE = PrintedValue(0.0, False, "")
 MAX_COLUMNS = 8          # wider "tables" are almost always two tables side by side
 MIN_VALUE_ROWS = 2       # a page needs this many value rows to be read as a table page
 
+# a direct-method filer prints the reconciliation of profit to operating cash that ASC 230
+# requires as a schedule of its own, under this title (whitespace removed, lower case)
+CASH_RECONCILIATION = re.compile(r"reconciliationofnet[a-z()/]{0,30}?tonetcash[a-z()/]{0,40}?"
+                                 r"operatingactivities")
 # matched against the page head with all whitespace removed: PyMuPDF splits spaced-out titles
 # into fragments ("Consolidated Balance Shee t")
 _STATEMENTS = [
-    ("cash_flow", re.compile(r"statements?of(consolidated)?cashflows?|cashflows?statements?")),
+    ("cash_flow", re.compile(r"statements?of(consolidated)?cashflows?|cashflows?statements?|"
+                             + CASH_RECONCILIATION.pattern)),
     ("balance_sheet", re.compile(r"balancesheets?|statements?of(consolidated)?financial"
                                  r"(position|condition)")),
     ("income", re.compile(r"statements?of(consolidated)?(comprehensive)?(income|operations|"
