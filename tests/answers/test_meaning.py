@@ -1107,3 +1107,11 @@ def test_every_input_from_the_statement_the_question_names():
     assert every_input_reason(q, inputs) is None
     assert every_input_reason("Operating cash flow over net profit?", inputs[:1] + [
         {"name": "net_income__fy2022", "statement": "income"}]) is None
+
+
+def test_presentation_verbs_name_no_line_item():
+    q = ("As of January 31, 2018, what was the combined balance of all the assets ACME "
+         "classifies as current? Answer in USD millions.")
+    pq = parse_question(q)
+    assert "classifies" not in unexplained_words(q, pq, Vocabulary.load(), {"ACME_2018_10K"},
+                                                 printed=["Total current assets"])

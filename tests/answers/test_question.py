@@ -883,6 +883,13 @@ def test_a_share_left_after_a_part_is_the_whole_less_the_part_over_the_whole():
         "it sold during the six months ended July 2, 2023? Round to one decimal place.")
     assert "minus the direct cost of making the products it sold, as a percentage of its " \
         "sales during the six months" in kept
+    # "remained after", and a part that lists items ("its subscriptions, products and
+    # services"): the list is the part's, not a clause after it
+    listed = left_after_as_question(
+        "What percentage of ACME's 2015 revenue remained after subtracting the direct costs of "
+        "delivering its subscriptions, products and services? Round to two decimal places.")
+    assert "minus the direct costs of delivering its subscriptions, products and services, as " \
+        "a percentage of ACME's 2015 revenue?" in listed
     assert left_after_as_question("What was ACME's gross margin in FY2022?") is None
     assert left_after_as_question("How much profit was left for shareholders after taxes "
                                   "in FY2022?") is None

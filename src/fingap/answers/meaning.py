@@ -181,6 +181,9 @@ _COMMON = set(
     "carrying "
     # how a question asks: "work out X", "what does X represent", "the result"
     "work then express expressed represent represents result results produce produced get "
+    # how a statement presents a line item: "the assets it classifies as current", "across all
+    # of its short-term liability lines" (the words after them name it)
+    "classify classifies classified classifying lines "
     # whose share: "its own shareholders", "common stockholders" (checked by the variant check)
     "own common "
     # when: "at the close of fiscal 2017"

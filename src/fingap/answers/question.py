@@ -634,14 +634,15 @@ def _instruction_arithmetic(words: str) -> str | None:
     return x
 
 
-# "what share of its sales was left after subtracting what it cost to make the products": the
-# whole less the part, as a share of the whole
+# "what share of its sales was left after subtracting what it cost to make the products", "...
+# of its revenue remained after deducting ...": the whole less the part, as a share of the whole
+# (a comma within a list, "its subscriptions, products and services", ends no part)
 _LEFT_AFTER = re.compile(
     r"\b(?P<ask>what|which)\s+(?:share|percentage|percent|portion|fraction|proportion)\s+of\s+"
-    r"(?P<y>[^?.;]+?)\s+(?:was|were|is|are|did\s+\S+\s+(?:keep|retain))\s*"
+    r"(?P<y>[^?.;]+?)\s+(?:was|were|is|are|did\s+\S+\s+(?:keep|retain)|remain(?:ed|s)?)\s*"
     r"(?:left(?:\s+over)?|remaining|kept|retained)?\s+(?:after|once)\s+"
     r"(?:(?:subtracting|deducting|paying(?:\s+for)?|covering|removing|taking\s+away|"
-    r"meeting)\s+)?(?P<x>[^?.;(]+?)(?=\s*[?.;(]|\s*,\s|\s+(?:during|over|in|for)\s+(?:the\s+)?(?:fiscal|"
+    r"meeting)\s+)?(?P<x>[^?.;(]+?)(?=\s*[?.;(]|\s*,\s(?!(?:[\w-]+\s+){0,3}and\s)|\s+(?:during|over|in|for)\s+(?:the\s+)?(?:fiscal|"
     r"calendar|six|three|nine|twelve|first|second|third|fourth|year|quarter|(?:19|20)\d\d)\b|$)",
     re.I)
 
