@@ -47,9 +47,10 @@ log = logging.getLogger("fingap")
 # (#36's acceptance sets), then final2 and reword3, final3 and reword4, final4 and reword5,
 # final5 and reword6, final6 and reword7, final7 and reword8, final8 and reword9, final9 and
 # reword10, final10 and reword11, then final11, then final12 and reword12, then final13 and
-# reword13, then final14 and reword14, up to final24 and reword24; each became a development
+# reword13, then final14 and reword14, up to final28 and reword28; each became a development
 # set once measured
-OWN_SETS = ("final27", "reword27", "final26", "reword26", "final25", "reword25", "final24",
+OWN_SETS = ("final28", "reword28", "final27", "reword27", "final26", "reword26", "final25",
+            "reword25", "final24",
             "reword24", "final23", "reword23", "final22", "reword22", "final21", "reword21",
             "final20", "reword20", "final19",
             "reword19", "final18", "reword18", "final17", "reword17", "final16", "reword16",
