@@ -164,7 +164,7 @@ def rank_facts(facts: list[dict], pq: ParsedQuestion, concept_statement: str,
         # the row the question's own words describe best ("net income attributable to Foo")
         -len(words & set(f["label_norm"].split())),
         f["concept_rank"] if f["concept_rank"] is not None else 99,
-        # of rows the glossary read as the line item, the one it reads so most surely
+        # of rows the glossary read as the line item, the one it reads most surely first
         -(f.get("resolver_score") or 0.0) if f.get("resolver_gloss") else 0.0,
         page_rank.get((f["doc"], f["page"]), 10_000), len(f["label_norm"]), f["col"], f["id"]))
 

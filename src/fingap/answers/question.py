@@ -214,8 +214,7 @@ def every_input_statement(text: str) -> str | None:
     statement)"), or None."""
     for m in _EVERY_INPUT.finditer(text):
         for kind, pattern in _STATEMENT_WORDS:
-            found = pattern.match(m["name"])
-            if found:
+            if pattern.match(m["name"]):
                 return kind
     return None
 
