@@ -32,6 +32,8 @@ SAMPLES = [
     ("annotations/fact_check3.jsonl", "seed 3602, after the second round"),
     ("annotations/fact_check4.jsonl",
      "seed 3603, after the third round (a later end-date fix changed 3 of its facts, no verdict)"),
+    ("annotations/fact_check5.jsonl",
+     "seed 3604, the store after round 28's changes (asides, loss lines, cash reconciliation)"),
 ]
 OUT = ROOT / "reports/tables_accuracy.json"
 Z95 = 1.959963984540054

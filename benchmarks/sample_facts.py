@@ -9,8 +9,8 @@ them. Draw a new sample with a new seed after every parser change that the figur
 a sample the fixes were made against says nothing about the facts they were not.
 
 Samples so far (checked in annotations/fact_check*.jsonl): seed 2026, 110 facts
-(fact_sample.jsonl, the store before issue #36's fixes); seeds 3601, 3602 and 3603, 120 facts
-each (fact_sample2/3/4.jsonl), each drawn after a round of fixes.
+(fact_sample.jsonl, the store before issue #36's fixes); seeds 3601, 3602, 3603 and 3604, 120
+facts each (fact_sample2/3/4/5.jsonl), each drawn after a round of fixes.
 """
 
 from __future__ import annotations
