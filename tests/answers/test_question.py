@@ -1190,3 +1190,9 @@ def test_tax_charge_and_operating_revenues_are_vocabulary_names():
         "income_tax__fy2019"
     assert parse_question("What were ACME's total operating revenues in 2021?").expression == \
         "revenue__fy2021"
+
+
+def test_fixed_asset_investment_is_capex():
+    # (capital expenditure is the investment in fixed assets)
+    assert parse_question("How much did ACME spend on fixed-asset investment in 2019?"
+                          ).expression == "capex__fy2019"

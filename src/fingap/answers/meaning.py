@@ -184,6 +184,9 @@ _COMMON = set(
     # how a statement presents a line item: "the assets it classifies as current", "across all
     # of its short-term liability lines" (the words after them name it)
     "classify classifies classified classifying lines "
+    # ... and how a question asks for its figure: "what free cash flow does that leave", "as a
+    # multiple of", "measuring fixed assets as the average ...", "buying new plant"
+    "leave leaves multiple multiples measuring measure measures new "
     # whose share: "its own shareholders", "common stockholders" (checked by the variant check)
     "own common "
     # when: "at the close of fiscal 2017"
