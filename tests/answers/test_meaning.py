@@ -212,14 +212,14 @@ def test_the_one_statement_named_belongs_to_the_input_read_there(gate):
 
 def test_coverage_finds_what_the_parse_left_out():
     vocab = Vocabulary.load()
-    q = ("How much did ACME spend on capital investment in fixed assets during the year ended "
+    q = ("How much did ACME spend on capital improvement of fixed assets during the year ended "
          "December 31, 2022? USD millions.")
     pq = parse_question(q)
     # money spent on fixed assets is read as capex (``spent_as``); capex's meaning (capital
-    # spending) accounts for "capital", but neither a term nor its meaning holds "investment"
+    # spending) accounts for "capital", but neither a term nor its meaning holds "improvement"
     assert pq.inputs and pq.inputs[0][0] == "capex"
     left = set(unexplained_words(q, pq, vocab, {DOC}))
-    assert "investment" in left and "capital" not in left
+    assert "improvement" in left and "capital" not in left
     q2 = "What was ACME's FY2022 operating income before restructuring charges? USD millions."
     assert {"before", "restructuring"} <= set(unexplained_words(q2, parse_question(q2), vocab,
                                                                 {DOC}))
@@ -861,19 +861,20 @@ def test_a_name_of_two_joined_by_and_is_also_spelt_by_its_initials():
 
 def test_words_of_a_phrase_the_glossary_reads_as_the_line_item_read(gate):
     vocab = Vocabulary.load()
-    q = "How much cash did ACME put into new plant and equipment during fiscal 2022? USD millions."
+    q = ("How much cash did ACME put into additional plant and equipment during fiscal 2022? USD "
+         "millions.")
     pq = parse_question(q)
     assert pq.inputs and pq.inputs[0][0] == "capex"
     # without the glossary's reading, a word no term, meaning or label holds is left over
-    assert unexplained_words(q, pq, vocab, {DOC}) == ["new"]
+    assert unexplained_words(q, pq, vocab, {DOC}) == ["additional"]
     # the glossary reads the phrase (without the company's name) as capex: its words describe
     # the line item read
     meant = gate.meant_phrases(pq, {DOC})
     assert meant == [pq.phrases["capex"]]
     assert unexplained_words(q, pq, vocab, {DOC}, meant=meant) == []
     # ... but for the words that qualify or change a figure
-    q2 = ("How much cash did ACME put into other new plant and equipment during fiscal 2022? "
-          "USD millions.")
+    q2 = ("How much cash did ACME put into other additional plant and equipment during fiscal "
+          "2022? USD millions.")
     pq2 = parse_question(q2)
     meant2 = [pq2.phrases["capex"]]
     assert unexplained_words(q2, pq2, vocab, {DOC}, meant=meant2) == ["other"]
