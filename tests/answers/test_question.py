@@ -1196,3 +1196,24 @@ def test_fixed_asset_investment_is_capex():
     # (capital expenditure is the investment in fixed assets)
     assert parse_question("How much did ACME spend on fixed-asset investment in 2019?"
                           ).expression == "capex__fy2019"
+
+
+def test_an_excess_asked_in_a_named_unit():
+    pq = parse_question("By how many millions of US dollars did ACME's current assets exceed "
+                        "its current liabilities at December 31, 2021?")
+    assert pq.expression == "total_current_assets__fy2021 - total_current_liabilities__fy2021"
+
+
+def test_a_bracketed_division_after_an_operator_is_the_ratio_it_groups():
+    from fingap.answers.question import instruction_as_question
+
+    q = ("What fraction of its fiscal 2022 profit did ACME keep rather than pay out? Compute 1 "
+         "minus (cash dividends paid / net income) for fiscal 2022, rounded to two decimals.")
+    restated = instruction_as_question(q, unread=True)
+    assert restated.startswith("What is 1 minus the ratio of cash dividends paid to net income")
+    assert parse_question(restated).expression.replace(" ", "") == \
+        "1-((dividends_paid__fy2022)/(net_income__fy2022))"
+    # a remark in brackets that defines a metric stays a remark
+    q = ("For fiscal 2022, compute ACME's EBITDA margin (operating profit plus D&A, divided by "
+         "revenue). What is the result in percent?")
+    assert "the ratio of" not in (instruction_as_question(q, unread=True) or "")

@@ -542,6 +542,11 @@ def refers_back(text: str) -> bool:
     return asked is not None and _only_back_words(asked)
 
 
+_BRACKETED_DIVISION = re.compile(r"(?P<op>\b(?:minus|plus|times|less)\s+|[-+*]\s*)\("
+                                 r"(?P<a>[^()/]+?)\s*(?:/|\bdivided\s+by\b)\s*(?P<b>[^()/]+)\)",
+                                 re.I)
+
+
 def instruction_as_question(text: str, unread: bool = False) -> str | None:
     """The question with its instruction asked ("..., compute X for each of A, B and C and
     average the three. What is the average ...?" -> "What is X for each of A, B and C and
@@ -566,6 +571,10 @@ def instruction_as_question(text: str, unread: bool = False) -> str | None:
         return None
     if (x := _instruction_arithmetic(m["x"])) is None:
         return None
+    # "1 minus (A / B)": a bracketed division after an operator, which the parser would read
+    # as an aside (as it reads "a margin (A divided by B)"), as the ratio it groups
+    x = _BRACKETED_DIVISION.sub(
+        lambda d: f"{d['op']}the ratio of {d['a'].strip()} to {d['b'].strip()}", x)
     if unread and asked is not None:
         # the question as written follows whole: how the instruction says to report the figure
         # ("..., and answer in percent") is part of what is asked
@@ -1349,7 +1358,10 @@ _YEARS_ENDED = re.compile(r"\b(?:the\s+)?(?:fiscal\s+)?years\s+end(?:ed|ing)\s+(
                           r"(?:19|20)\d\d)*,?\s+and\s+(?:19|20)\d\d)\b")
 # "by how much did its current assets exceed its current liabilities?": the excess of the one
 # over the other (a difference of two line items, no change over time)
-_EXCEEDED_BY = re.compile(r"\b(?:by\s+)?how\s+much\s+(?:did|does|do)\s+(?P<a>[^?;]+?)\s+"
+# ("by how many millions of dollars did A exceed B": the same question, its unit named)
+_EXCEEDED_BY = re.compile(r"\b(?:by\s+)?how\s+(?:much|many\s+(?:(?:thousands|millions|"
+                          r"billions)\s+of\s+)?(?:us\s+)?dollars)\s+(?:did|does|do)\s+"
+                          r"(?P<a>[^?;]+?)\s+"
                           r"(?:exceed|surpass|outstrip)\s+(?P<b>[^?;]+)", re.I)
 # "its land, buildings and machinery after (subtracting) accumulated depreciation": the balance
 # net of its contra account, a net line item (nothing to subtract: the net row prints it)
