@@ -256,7 +256,9 @@ def _statement_above(items: list[str], text: str) -> str:
     note that mentions "the balance sheet" in its prose is no balance sheet)."""
     for it in [*reversed(items), *page_items(text)[:PAGE_HEAD_LINES]]:
         # ("Reconciliation of net income to net cash provided by operating activities:")
-        if len(it) <= 120 and CASH_RECONCILIATION.match(re.sub(r"\s+", "", it).lower()):
+        # (a substring test first: this runs for every line above every row the gate reads)
+        if "econcil" in it and len(it) <= 120 and \
+                CASH_RECONCILIATION.match(re.sub(r"\s+", "", it).lower()):
             return "cash_flow"
         # a title line: short, and naming the statement at its start ("Consolidated
         # Statements of Cash Flows (continued)"), not a sentence that mentions one nor a
